@@ -1,0 +1,197 @@
+package memlocker
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/distlock/distlock/locker"
+)
+
+// Client is one connection to a Store: a locker.Backend with every optional
+// capability, and faults that tests inject into it alone.
+type Client struct {
+	store *Store
+
+	mu       sync.Mutex
+	faults   faults
+	closed   bool
+	calls    map[string]int
+	watchers map[*watcher]string // → key
+}
+
+var (
+	_ locker.Backend       = (*Client)(nil)
+	_ locker.Notifier      = (*Client)(nil)
+	_ locker.Inspector     = (*Client)(nil)
+	_ locker.ForceUnlocker = (*Client)(nil)
+	_ locker.BatchExpirer  = (*Client)(nil)
+	_ locker.Granular      = (*Client)(nil)
+)
+
+// Client returns a new client of the store.
+func (s *Store) Client() *Client {
+	return &Client{store: s, calls: make(map[string]int), watchers: make(map[*watcher]string)}
+}
+
+// Store returns the store the client talks to.
+func (c *Client) Store() *Store { return c.store }
+
+// TryLock implements locker.Backend.
+func (c *Client) TryLock(ctx context.Context, key, owner string, ttl time.Duration) (locker.Grant, error) {
+	if err := validate(key, owner, ttl); err != nil {
+		return locker.Grant{}, err
+	}
+	var g locker.Grant
+	err := c.call(ctx, "trylock", func() { g = c.store.tryLock(key, owner, ttl) })
+	if err != nil {
+		return locker.Grant{}, err
+	}
+	return g, nil
+}
+
+// Unlock implements locker.Backend.
+func (c *Client) Unlock(ctx context.Context, key, owner string) error {
+	if err := validate(key, owner, time.Second); err != nil {
+		return err
+	}
+	var result error
+	if err := c.call(ctx, "unlock", func() { result = c.store.unlock(key, owner) }); err != nil {
+		return err
+	}
+	return result
+}
+
+// Expire implements locker.Backend.
+func (c *Client) Expire(ctx context.Context, key, owner string, ttl time.Duration) error {
+	if err := validate(key, owner, ttl); err != nil {
+		return err
+	}
+	var result error
+	if err := c.call(ctx, "expire", func() { result = c.store.expire(key, owner, ttl) }); err != nil {
+		return err
+	}
+	return result
+}
+
+// ExpireBatch implements locker.BatchExpirer: the renewals share one call,
+// and so one fault.
+func (c *Client) ExpireBatch(ctx context.Context, renewals []locker.Renewal) []error {
+	errs := make([]error, len(renewals))
+	err := c.call(ctx, "expirebatch", func() {
+		for i, r := range renewals {
+			if errs[i] = validate(r.Key, r.Owner, r.TTL); errs[i] == nil {
+				errs[i] = c.store.expire(r.Key, r.Owner, r.TTL)
+			}
+		}
+	})
+	if err != nil {
+		for i := range errs {
+			errs[i] = err
+		}
+	}
+	return errs
+}
+
+// Inspect implements locker.Inspector.
+func (c *Client) Inspect(ctx context.Context, key string) (locker.State, error) {
+	if key == "" {
+		return locker.State{}, fmt.Errorf("%w: empty key", locker.ErrInvalid)
+	}
+	var st locker.State
+	err := c.call(ctx, "inspect", func() { st = c.store.inspect(key) })
+	return st, err
+}
+
+// ForceUnlock implements locker.ForceUnlocker.
+func (c *Client) ForceUnlock(ctx context.Context, key string) (bool, error) {
+	if key == "" {
+		return false, fmt.Errorf("%w: empty key", locker.ErrInvalid)
+	}
+	var held bool
+	err := c.call(ctx, "forceunlock", func() { held = c.store.forceUnlock(key) })
+	return held, err
+}
+
+// Watch implements locker.Notifier. While the client is partitioned its
+// watchers hear nothing; when it heals they are all called, as after a
+// reconnection.
+func (c *Client) Watch(ctx context.Context, key string, fn func()) (func(), error) {
+	if key == "" {
+		return nil, fmt.Errorf("%w: empty key", locker.ErrInvalid)
+	}
+	if fn == nil {
+		return nil, fmt.Errorf("%w: nil callback", locker.ErrInvalid)
+	}
+	w := &watcher{fn: func() {
+		if !c.isPartitioned() {
+			fn()
+		}
+	}}
+	err := c.call(ctx, "watch", func() {
+		c.mu.Lock()
+		c.watchers[w] = key
+		c.mu.Unlock()
+		c.store.addWatcher(key, w)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			c.mu.Lock()
+			delete(c.watchers, w)
+			c.mu.Unlock()
+			c.store.removeWatcher(key, w)
+		})
+	}, nil
+}
+
+// Granularity implements locker.Granular.
+func (c *Client) Granularity() time.Duration {
+	if g := c.store.granularity; g > 0 {
+		return g
+	}
+	return time.Millisecond
+}
+
+// Close implements locker.Backend: later calls fail with locker.ErrClosed and
+// the client's watchers are stopped. Locks it holds stay until they expire.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	ws := c.watchers
+	c.watchers = nil
+	c.mu.Unlock()
+	for w, key := range ws {
+		c.store.removeWatcher(key, w)
+	}
+	return nil
+}
+
+// Calls returns how many calls of op ("trylock", "unlock", "expire",
+// "expirebatch", "inspect", "forceunlock", "watch") the client has received,
+// failed ones included.
+func (c *Client) Calls(op string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.calls[op]
+}
+
+func validate(key, owner string, ttl time.Duration) error {
+	switch {
+	case key == "":
+		return fmt.Errorf("%w: empty key", locker.ErrInvalid)
+	case owner == "":
+		return fmt.Errorf("%w: empty owner", locker.ErrInvalid)
+	case ttl <= 0:
+		return fmt.Errorf("%w: non-positive lease %v", locker.ErrInvalid, ttl)
+	}
+	return nil
+}

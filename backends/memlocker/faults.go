@@ -1,0 +1,131 @@
+package memlocker
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/distlock/distlock/locker"
+)
+
+// Injected faults return these errors. ErrTimeout is the one whose operation
+// ran: callers must treat the lock's state as unknown.
+var (
+	// ErrInjected is returned by calls failed with FailNext; they did not run.
+	ErrInjected = errors.New("memlocker: injected failure")
+	// ErrTimeout is returned by calls made with TimeoutNext: the operation
+	// ran on the store but its reply was lost.
+	ErrTimeout = errors.New("memlocker: reply lost after the operation ran")
+	// ErrPartitioned is returned by every call while the client is
+	// partitioned; the calls did not run.
+	ErrPartitioned = errors.New("memlocker: partitioned from the store")
+)
+
+// faults is a client's injected misbehaviour.
+type faults struct {
+	failNext    int
+	failErr     error
+	timeoutNext int
+	latency     time.Duration
+	partitioned bool
+}
+
+// FailNext makes the client's next n calls fail with err (ErrInjected when
+// err is nil) without running.
+func (c *Client) FailNext(n int, err error) {
+	if err == nil {
+		err = ErrInjected
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.faults.failNext, c.faults.failErr = n, err
+}
+
+// TimeoutNext makes the client's next n calls run on the store and then
+// return ErrTimeout, as when a reply is lost.
+func (c *Client) TimeoutNext(n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.faults.timeoutNext = n
+}
+
+// SetLatency delays each later call by d before it runs. A call whose
+// context ends during the delay returns the context's error and does not
+// run.
+func (c *Client) SetLatency(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.faults.latency = d
+}
+
+// Partition cuts the client off the store: calls fail with ErrPartitioned
+// and watchers hear nothing until Heal.
+func (c *Client) Partition() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.faults.partitioned = true
+}
+
+// Heal ends a partition and calls every watcher of the client, since
+// releases may have been missed meanwhile.
+func (c *Client) Heal() {
+	c.mu.Lock()
+	c.faults.partitioned = false
+	ws := make([]*watcher, 0, len(c.watchers))
+	for w := range c.watchers {
+		ws = append(ws, w)
+	}
+	c.mu.Unlock()
+	notify(ws)
+}
+
+func (c *Client) isPartitioned() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.faults.partitioned
+}
+
+// call runs op on the store through the client's faults.
+func (c *Client) call(ctx context.Context, op string, run func()) error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return locker.ErrClosed
+	}
+	c.calls[op]++
+	f := &c.faults
+	if f.partitioned {
+		c.mu.Unlock()
+		return ErrPartitioned
+	}
+	if f.failNext > 0 {
+		f.failNext--
+		err := f.failErr
+		c.mu.Unlock()
+		return err
+	}
+	latency := f.latency
+	lose := f.timeoutNext > 0
+	if lose {
+		f.timeoutNext--
+	}
+	c.mu.Unlock()
+
+	if latency > 0 {
+		t := time.NewTimer(latency)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	run()
+	if lose {
+		return ErrTimeout
+	}
+	return nil
+}

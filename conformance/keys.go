@@ -1,0 +1,95 @@
+package conformance
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/distlock/distlock/locker"
+)
+
+// oddKeys are names a backend must store faithfully and keep apart.
+var oddKeys = []string{
+	"ключ/锁/🔒",
+	"with spaces and\ttabs\nand newlines",
+	"{braces}",
+	"}{",
+	"colons:a:b::c",
+	"quotes'\"`\\",
+	"nul\x00byte",
+	"invalid utf-8 \xff\xfe",
+	strings.Repeat("k", 1024),
+	strings.Repeat("k", 1023) + "x",
+}
+
+func testOddKeys(ctx context.Context, t *testing.T, s *suite) {
+	b1, b2 := s.backend(ctx, t), s.backend(ctx, t)
+	o1, o2 := locker.NewOwner(), locker.NewOwner()
+	keys := make([]string, len(oddKeys))
+	for i, k := range oddKeys {
+		keys[i] = s.key(t, "/"+k)
+		g, err := b1.TryLock(ctx, keys[i], o1, s.long)
+		require.NoError(t, err, "key %q", k)
+		require.True(t, g.Acquired, "key %q: each odd key is a lock of its own", k)
+	}
+	for i, k := range oddKeys {
+		g, err := b2.TryLock(ctx, keys[i], o2, s.long)
+		require.NoError(t, err, "key %q", k)
+		assert.False(t, g.Acquired, "key %q must be held", k)
+		require.NoError(t, b1.Unlock(ctx, keys[i], o1), "key %q", k)
+		g, err = b2.TryLock(ctx, keys[i], o2, s.long)
+		require.NoError(t, err, "key %q", k)
+		assert.True(t, g.Acquired, "key %q must be free after its release", k)
+		require.NoError(t, b2.Unlock(ctx, keys[i], o2), "key %q", k)
+	}
+}
+
+func testInvalidInput(ctx context.Context, t *testing.T, s *suite) {
+	b := s.backend(ctx, t)
+	key, o := s.key(t, ""), locker.NewOwner()
+	cases := []struct {
+		name string
+		call func() error
+	}{
+		{"TryLock empty key", func() error { _, err := b.TryLock(ctx, "", o, s.long); return err }},
+		{"TryLock empty owner", func() error { _, err := b.TryLock(ctx, key, "", s.long); return err }},
+		{"TryLock zero lease", func() error { _, err := b.TryLock(ctx, key, o, 0); return err }},
+		{"TryLock negative lease", func() error { _, err := b.TryLock(ctx, key, o, -time.Second); return err }},
+		{"Expire zero lease", func() error { return b.Expire(ctx, key, o, 0) }},
+		{"Unlock empty key", func() error { return b.Unlock(ctx, "", o) }},
+		{"New empty name", func() error { _, err := locker.New(b, ""); return err }},
+		{"New nil backend", func() error { _, err := locker.New(nil, key); return err }},
+		{"WithOwner empty", func() error { _, err := locker.New(b, key, locker.WithOwner("")); return err }},
+		{"WithWatchdogLease zero", func() error { _, err := locker.New(b, key, locker.WithWatchdogLease(0)); return err }},
+		{"WithLease zero", func() error {
+			_, err := s.mutex(t, b, key).TryLock(ctx, locker.WithLease(0))
+			return err
+		}},
+		{"WithWait negative", func() error {
+			_, err := s.mutex(t, b, key).TryLock(ctx, locker.WithWait(-time.Second))
+			return err
+		}},
+	}
+	for _, c := range cases {
+		assert.ErrorIs(t, c.call(), locker.ErrInvalid, c.name)
+	}
+	assert.False(t, isHeld(ctx, t, b, key), "bad input must leave nothing behind")
+}
+
+func testUseAfterClose(ctx context.Context, t *testing.T, s *suite) {
+	b := s.backend(ctx, t)
+	key, o := s.key(t, ""), locker.NewOwner()
+	require.NoError(t, b.Close())
+	_, err := b.TryLock(ctx, key, o, s.long)
+	assert.ErrorIs(t, err, locker.ErrClosed, "TryLock after Close")
+	assert.ErrorIs(t, b.Unlock(ctx, key, o), locker.ErrClosed, "Unlock after Close")
+	assert.ErrorIs(t, b.Expire(ctx, key, o, s.long), locker.ErrClosed, "Expire after Close")
+	_, err = s.mutex(t, b, key).TryLock(ctx)
+	assert.ErrorIs(t, err, locker.ErrClosed, "Mutex.TryLock after Close")
+	assert.NotPanics(t, func() { _ = b.Close() }, "closing twice")
+	assert.False(t, isHeld(ctx, t, s.backend(ctx, t), key), "calls after Close must leave nothing behind")
+}

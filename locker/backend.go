@@ -1,0 +1,136 @@
+package locker
+
+import (
+	"context"
+	"time"
+)
+
+// Backend is the driver interface a lock store implements. Programs do not
+// call it directly: they use a Mutex.
+//
+// Every method is a single atomic attempt on the store. A Backend never
+// waits for a lock, never retries and never sleeps; waiting and retrying are
+// the Mutex's job.
+//
+// A Backend never reports success for something that did not happen. When it
+// cannot know whether an operation ran (the reply was lost, the context ended
+// in flight), it returns an error that is none of the sentinels, and the
+// caller treats the lock's state as unknown.
+//
+// Keys and owners are opaque non-empty strings of any bytes. A Backend must be
+// safe for concurrent use.
+type Backend interface {
+	// TryLock acquires key for owner with a lease of ttl if the key is free,
+	// or re-enters it if owner already holds it: the hold count rises by one
+	// and the lease is reset to ttl. If another owner holds key, TryLock
+	// changes nothing and returns a Grant with Acquired false and, when the
+	// store knows it, the holder's remaining lease. Not being acquired is not
+	// an error.
+	TryLock(ctx context.Context, key, owner string, ttl time.Duration) (Grant, error)
+
+	// Unlock drops one of owner's holds on key. When the count reaches zero the
+	// key is deleted and watchers are notified. If owner does not hold key,
+	// Unlock changes nothing and returns ErrNotHeld.
+	Unlock(ctx context.Context, key, owner string) error
+
+	// Expire resets key's lease to ttl if owner holds it, and returns
+	// ErrNotHeld (changing nothing) otherwise.
+	Expire(ctx context.Context, key, owner string, ttl time.Duration) error
+
+	// Close releases the backend's resources. Calls after Close return
+	// ErrClosed. Close does not release locks: they expire with their leases.
+	Close() error
+}
+
+// Grant is the result of one lock attempt.
+type Grant struct {
+	// Acquired reports whether the caller now holds the lock.
+	Acquired bool
+	// Holds is the caller's hold count after the attempt (1 on a first
+	// acquisition, more on re-entry); 0 when not acquired.
+	Holds int
+	// Token is the fencing token of the hold: it rises strictly on every
+	// free-to-held transition of the lock and stays the same on re-entry.
+	// 0 when not acquired.
+	Token uint64
+	// Remaining is the current holder's remaining lease when not acquired,
+	// or 0 when unknown. The Mutex uses it to bound how long it waits before
+	// trying again.
+	Remaining time.Duration
+	// Validity, when positive, is how long after the start of the attempt the
+	// lock is known to be held; combinators set it to the lease less the time
+	// the attempt took and the clock drift. Zero means the full lease.
+	Validity time.Duration
+}
+
+// State describes a lock as the store sees it.
+type State struct {
+	// Held reports whether any owner holds the lock.
+	Held bool
+	// Owner is the holder's identity; empty when not held.
+	Owner string
+	// Holds is the holder's hold count; 0 when not held.
+	Holds int
+	// Remaining is the holder's remaining lease; 0 when not held.
+	Remaining time.Duration
+	// Token is the lock's current fencing token: the token of the present
+	// hold, or of the last one when not held (0 if the store has none).
+	Token uint64
+}
+
+// Notifier is an optional Backend capability: notification of releases.
+// Without it a waiting Mutex polls with jittered backoff.
+type Notifier interface {
+	// Watch arranges for fn to be called each time key may have been
+	// released, until stop is called. Spurious calls are allowed (for example
+	// after a reconnection, when releases may have been missed); missed
+	// releases are not. fn must not block. After stop returns, fn is not
+	// called again.
+	Watch(ctx context.Context, key string, fn func()) (stop func(), err error)
+}
+
+// Inspector is an optional Backend capability: reading a lock's state.
+type Inspector interface {
+	// Inspect returns key's state.
+	Inspect(ctx context.Context, key string) (State, error)
+}
+
+// ForceUnlocker is an optional Backend capability: deleting a lock whoever
+// holds it.
+type ForceUnlocker interface {
+	// ForceUnlock deletes key regardless of its owner and notifies watchers.
+	// It reports whether a lock was held.
+	ForceUnlock(ctx context.Context, key string) (bool, error)
+}
+
+// Renewal is one lease renewal in a batch.
+type Renewal struct {
+	Key   string
+	Owner string
+	TTL   time.Duration
+}
+
+// BatchExpirer is an optional Backend capability: renewing many leases in
+// one round trip. The Mutex's watchdog uses it to renew every lease due on a
+// backend at once.
+type BatchExpirer interface {
+	// ExpireBatch performs Expire for each renewal and returns one error per
+	// renewal, in order (nil, ErrNotHeld, or an unknown-state error).
+	ExpireBatch(ctx context.Context, renewals []Renewal) []error
+}
+
+// Granular is an optional capability of a Backend or Lockable whose leases
+// are counted in coarse units: the store rounds every lease up to a multiple
+// of Granularity. Stores without it are exact to the millisecond.
+type Granular interface {
+	Granularity() time.Duration
+}
+
+// Granularity returns v's lease granularity: v.Granularity() if v is
+// Granular, else one millisecond.
+func Granularity(v any) time.Duration {
+	if g, ok := v.(Granular); ok && g.Granularity() > 0 {
+		return g.Granularity()
+	}
+	return time.Millisecond
+}

@@ -1,0 +1,35 @@
+// Package locker is the portable core of distlock: the Backend interface that
+// lock stores implement, and the Mutex that programs hold.
+//
+// A Backend makes one atomic attempt per call on one store. A Lockable is one
+// lock: a key on a Backend (see Key) or a combination of members (packages
+// multilock and redlock). A Mutex adds everything a program needs on top of a
+// Lockable: waiting, wait and lease budgets, a watchdog that renews leases and
+// reports loss through Lease.Done, local exclusion between goroutines,
+// re-entry through an explicit owner identity, fencing tokens and inspection.
+//
+//	m, err := locker.New(backend, "orders/42")
+//	lease, err := m.Lock(ctx)
+//	if err != nil { ... }
+//	defer lease.Unlock(context.Background())
+//	select {
+//	case <-lease.Done(): // the lock was lost: stop writing
+//	default:
+//	}
+//
+// # Guarantees
+//
+// A lease is a promise that holds only while the holder's clock and the
+// store's clock agree and the holder is not paused. A process paused past its
+// lease (garbage collection, a stopped VM) can still believe it holds the
+// lock. Protected resources should therefore check Lease.Token: tokens rise
+// strictly on every free-to-held transition of a lock, so a resource that
+// rejects writes carrying a token lower than one it has seen is safe against
+// such stale holders.
+//
+// # Errors
+//
+// Callers branch with errors.Is on ErrNotAcquired, ErrNotHeld, ErrLost,
+// ErrClosed and ErrInvalid. Errors returned by a Mutex are wrapped in an
+// *OpError naming the operation and the lock.
+package locker

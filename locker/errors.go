@@ -1,0 +1,68 @@
+package locker
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. Backends and combinators return them (possibly wrapped);
+// callers test for them with errors.Is.
+var (
+	// ErrNotAcquired reports that a lock attempt, or a wait for one, ended
+	// without the lock: another owner holds it.
+	ErrNotAcquired = errors.New("lock not acquired")
+
+	// ErrNotHeld reports an Unlock or Expire by an owner that does not hold
+	// the lock. Nothing was changed.
+	ErrNotHeld = errors.New("lock not held")
+
+	// ErrLost reports that a held lock was lost: its lease ran out or the
+	// store no longer records the owner.
+	ErrLost = errors.New("lock lost")
+
+	// ErrReleased is what Lease.Err returns after Unlock.
+	ErrReleased = errors.New("lock released")
+
+	// ErrClosed reports a call on a closed backend.
+	ErrClosed = errors.New("backend closed")
+
+	// ErrInvalid reports bad input: an empty name, a non-positive lease, a
+	// negative wait, a nil backend. Nothing was changed.
+	ErrInvalid = errors.New("invalid argument")
+)
+
+// OpError wraps an error with the operation and the lock it concerns.
+type OpError struct {
+	// Op is the operation: "lock", "trylock", "unlock", "extend", "inspect"
+	// or "forceunlock".
+	Op string
+	// Lock names the lock, as Lockable.Name returns it.
+	Lock string
+	// Err is the cause; errors.Is and errors.As see through to it.
+	Err error
+}
+
+// Error implements error.
+func (e *OpError) Error() string {
+	return fmt.Sprintf("distlock: %s %q: %v", e.Op, e.Lock, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *OpError) Unwrap() error { return e.Err }
+
+func opError(op, lock string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &OpError{Op: op, Lock: lock, Err: err}
+}
+
+// invalid returns an ErrInvalid error explaining what is wrong.
+func invalid(what string) error {
+	return fmt.Errorf("%w: %s", ErrInvalid, what)
+}
+
+// unsupported returns an errors.ErrUnsupported error naming the capability.
+func unsupported(capability string) error {
+	return fmt.Errorf("%w: backend has no %s", errors.ErrUnsupported, capability)
+}

@@ -1,0 +1,182 @@
+package locker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Lease is one hold of a lock, returned by Mutex.Lock and Mutex.TryLock.
+// Call Unlock when done, also after the lock was lost: until then the Mutex
+// stays taken for the other goroutines of this process.
+type Lease struct {
+	m     *Mutex
+	token uint64
+	holds int
+	ttl   time.Duration
+	done  chan struct{}
+	// renewal is the watchdog's entry; nil for a fixed lease.
+	renewal *renewal
+
+	mu       sync.Mutex
+	err      error     // why done closed
+	deadline time.Time // local, conservative end of the lease
+	expiry   *time.Timer
+	unlocked bool
+}
+
+func newLease(m *Mutex, g Grant, start time.Time, ttl time.Duration, renew bool) *Lease {
+	l := &Lease{m: m, token: g.Token, holds: g.Holds, ttl: ttl, done: make(chan struct{})}
+	validity := g.Validity
+	if validity <= 0 {
+		validity = ttl
+	}
+	l.deadline = start.Add(validity)
+	if renew {
+		l.renewal = startRenewal(l, start)
+	} else {
+		l.mu.Lock() // the timer may fire before the assignment
+		l.expiry = time.AfterFunc(time.Until(l.deadline), l.expire)
+		l.mu.Unlock()
+	}
+	return l
+}
+
+// Token returns the hold's fencing token. Tokens rise strictly on every
+// free-to-held transition of the lock and stay the same on re-entry: a
+// resource that rejects tokens lower than one it has seen turns away holders
+// whose lease has passed.
+func (l *Lease) Token() uint64 { return l.token }
+
+// Holds returns the owner's hold count when this hold was taken: 1, or more
+// on re-entry.
+func (l *Lease) Holds() int { return l.holds }
+
+// Owner returns the owner identity the lock is held under.
+func (l *Lease) Owner() string { return l.m.owner }
+
+// Done returns a channel that is closed when the hold ends: when it is
+// unlocked, or when the lock is lost (the lease ran out, a renewal found it
+// gone, or a renewal could not reach the store before the lease ended).
+func (l *Lease) Done() <-chan struct{} { return l.done }
+
+// Err returns nil while the hold lasts, then ErrReleased after Unlock or an
+// error wrapping ErrLost when the lock was lost.
+func (l *Lease) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}
+
+// Deadline returns when the lease ends by this process's clock, counted
+// conservatively from the start of the attempt that took or last renewed it.
+func (l *Lease) Deadline() time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.deadline
+}
+
+// Unlock releases this hold and stops its renewal before it returns. On
+// re-entered locks it drops one hold. It returns an error wrapping
+// ErrNotHeld when called twice, and wrapping ErrLost when the lock had been
+// lost. Any other error means the store's state is unknown: the lock then
+// ends at the latest with its lease, as nothing renews it any more.
+func (l *Lease) Unlock(ctx context.Context) error {
+	l.mu.Lock()
+	if l.unlocked {
+		l.mu.Unlock()
+		return opError("unlock", l.m.Name(), ErrNotHeld)
+	}
+	l.unlocked = true
+	lost := l.err
+	l.mu.Unlock()
+
+	l.stopRenewal()
+	err := l.m.lock.Unlock(ctx, l.m.owner)
+	l.end(ErrReleased)
+	<-l.m.sem
+	if errors.Is(err, ErrNotHeld) && lost != nil {
+		err = fmt.Errorf("%w: %w", lost, ErrNotHeld)
+	}
+	return opError("unlock", l.m.Name(), err)
+}
+
+// Extend resets the lease to d from now. On a watchdog lease the watchdog
+// goes on renewing afterwards with its own lease. It returns an error
+// wrapping ErrLost, and closes Done, when the store no longer holds the lock
+// for this owner.
+func (l *Lease) Extend(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return opError("extend", l.m.Name(), invalid(fmt.Sprintf("non-positive lease %v", d)))
+	}
+	l.mu.Lock()
+	unlocked, lost := l.unlocked, l.err
+	l.mu.Unlock()
+	switch {
+	case unlocked:
+		return opError("extend", l.m.Name(), ErrNotHeld)
+	case lost != nil:
+		return opError("extend", l.m.Name(), lost)
+	}
+	start := time.Now()
+	err := l.m.lock.Expire(ctx, l.m.owner, d)
+	if errors.Is(err, ErrNotHeld) {
+		l.end(fmt.Errorf("%w: the store no longer holds it", ErrLost))
+		return opError("extend", l.m.Name(), fmt.Errorf("%w: %w", ErrLost, err))
+	}
+	if err != nil {
+		return opError("extend", l.m.Name(), err)
+	}
+	l.renewed(start, d)
+	if l.renewal != nil {
+		l.renewal.advance(start.Add(d / 3))
+	}
+	return nil
+}
+
+// renewed records a successful renewal of d started at start.
+func (l *Lease) renewed(start time.Time, d time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return
+	}
+	l.deadline = start.Add(d)
+	if l.expiry != nil {
+		l.expiry.Reset(time.Until(l.deadline))
+	}
+}
+
+// expire ends a fixed lease whose time ran out.
+func (l *Lease) expire() {
+	l.mu.Lock()
+	early := time.Now().Before(l.deadline)
+	if early { // Extend moved the deadline while the timer fired.
+		l.mu.Unlock()
+		return
+	}
+	l.mu.Unlock()
+	l.end(fmt.Errorf("%w: the lease ran out", ErrLost))
+}
+
+// end closes Done with reason, once.
+func (l *Lease) end(reason error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return
+	}
+	l.err = reason
+	if l.expiry != nil {
+		l.expiry.Stop()
+	}
+	close(l.done)
+}
+
+func (l *Lease) stopRenewal() {
+	if l.renewal != nil {
+		l.renewal.stop()
+	}
+}

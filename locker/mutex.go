@@ -1,0 +1,182 @@
+package locker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Mutex is a distributed lock as a program holds it. It is safe for
+// concurrent use: goroutines sharing a Mutex exclude each other as with
+// sync.Mutex, without extra calls to the store. Each successful Lock or
+// TryLock returns a *Lease for that hold.
+//
+// A context passed to a Mutex method bounds the wait and the calls to the
+// store, never the life of the lock: a lock outlives the context it was taken
+// with until Lease.Unlock or the end of its lease.
+type Mutex struct {
+	lock          Lockable
+	owner         string
+	sharedOwner   bool
+	watchdogLease time.Duration
+	// sem holds one token while a Lease of this Mutex is live.
+	sem chan struct{}
+}
+
+// New returns a Mutex for the lock named name on backend b. See NewMutex.
+func New(b Backend, name string, opts ...MutexOption) (*Mutex, error) {
+	k, err := Key(b, name)
+	if err != nil {
+		return nil, opError("new", name, err)
+	}
+	return NewMutex(k, opts...)
+}
+
+// NewMutex returns a Mutex for l. It fails with ErrInvalid when l is nil or
+// an option is invalid.
+func NewMutex(l Lockable, opts ...MutexOption) (*Mutex, error) {
+	if l == nil {
+		return nil, opError("new", "", invalid("nil lock"))
+	}
+	m := &Mutex{
+		lock:          l,
+		owner:         NewOwner(),
+		watchdogLease: DefaultWatchdogLease,
+		sem:           make(chan struct{}, 1),
+	}
+	for _, opt := range opts {
+		if err := opt(m); err != nil {
+			return nil, opError("new", l.Name(), err)
+		}
+	}
+	return m, nil
+}
+
+// Name returns the lock's name.
+func (m *Mutex) Name() string { return m.lock.Name() }
+
+// Owner returns the Mutex's owner identity.
+func (m *Mutex) Owner() string { return m.owner }
+
+// Lockable returns the lock the Mutex locks.
+func (m *Mutex) Lockable() Lockable { return m.lock }
+
+// Lock waits until it holds the lock, the context ends, or the wait given by
+// WithWait runs out. It returns an error wrapping ErrNotAcquired when the
+// wait ended first (and the context's error when that was the reason).
+func (m *Mutex) Lock(ctx context.Context, opts ...LockOption) (*Lease, error) {
+	return m.acquire(ctx, "lock", true, opts)
+}
+
+// TryLock makes one attempt to take the lock, or waits up to the wait given
+// by WithWait. It returns an error wrapping ErrNotAcquired when another owner
+// holds the lock.
+func (m *Mutex) TryLock(ctx context.Context, opts ...LockOption) (*Lease, error) {
+	return m.acquire(ctx, "trylock", false, opts)
+}
+
+func (m *Mutex) acquire(ctx context.Context, op string, wait bool, opts []LockOption) (*Lease, error) {
+	var s lockSettings
+	for _, opt := range opts {
+		if err := opt(&s); err != nil {
+			return nil, opError(op, m.Name(), err)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, opError(op, m.Name(), fmt.Errorf("%w: %w", ErrNotAcquired, err))
+	}
+	if s.waitSet {
+		wait = s.wait > 0
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, s.wait, errWaitOver)
+		defer cancel()
+	}
+	if err := m.enter(ctx, wait); err != nil {
+		return nil, opError(op, m.Name(), err)
+	}
+	ttl, renew := s.lease, false
+	if ttl == 0 {
+		ttl, renew = m.watchdogLease, true
+	}
+	g, start, err := m.attemptUntil(ctx, ttl, wait)
+	if err != nil {
+		<-m.sem
+		return nil, opError(op, m.Name(), err)
+	}
+	return newLease(m, g, start, ttl, renew), nil
+}
+
+// errWaitOver is the cause of a context ended by WithWait.
+var errWaitOver = errors.New("wait ran out")
+
+// enter takes the Mutex's local token, waiting if wait is set.
+func (m *Mutex) enter(ctx context.Context, wait bool) error {
+	select {
+	case m.sem <- struct{}{}:
+		return nil
+	default:
+	}
+	if !wait {
+		return fmt.Errorf("%w: held by another goroutine of this Mutex", ErrNotAcquired)
+	}
+	select {
+	case m.sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return waitEnded(ctx)
+	}
+}
+
+// waitEnded explains why the wait for a lock ended.
+func waitEnded(ctx context.Context) error {
+	if cause := context.Cause(ctx); errors.Is(cause, errWaitOver) {
+		return fmt.Errorf("%w: %w", ErrNotAcquired, cause)
+	}
+	return fmt.Errorf("%w: %w", ErrNotAcquired, ctx.Err())
+}
+
+// Inspect returns the lock's state. It fails with an error wrapping
+// errors.ErrUnsupported when the lock cannot be inspected.
+func (m *Mutex) Inspect(ctx context.Context) (State, error) {
+	in, ok := m.inspectable()
+	if !ok {
+		return State{}, opError("inspect", m.Name(), unsupported("inspection"))
+	}
+	st, err := in.Inspect(ctx)
+	return st, opError("inspect", m.Name(), err)
+}
+
+func (m *Mutex) inspectable() (Inspectable, bool) {
+	if !Supports(m.lock, CapInspect) {
+		return nil, false
+	}
+	in, ok := m.lock.(Inspectable)
+	return in, ok
+}
+
+// IsLocked reports whether any owner holds the lock.
+func (m *Mutex) IsLocked(ctx context.Context) (bool, error) {
+	st, err := m.Inspect(ctx)
+	return st.Held, err
+}
+
+// HoldCount returns how many holds this Mutex's owner has on the lock: 0
+// when another owner holds it or nobody does.
+func (m *Mutex) HoldCount(ctx context.Context) (int, error) {
+	st, err := m.Inspect(ctx)
+	if err != nil || st.Owner != m.owner {
+		return 0, err
+	}
+	return st.Holds, nil
+}
+
+// ForceUnlock deletes the lock whoever holds it, and reports whether it was
+// held. The holder's Lease learns of the loss at its next renewal.
+func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) {
+	if !Supports(m.lock, CapForceUnlock) {
+		return false, opError("forceunlock", m.Name(), unsupported("force unlock"))
+	}
+	ok, err := m.lock.(ForceUnlockable).ForceUnlock(ctx)
+	return ok, opError("forceunlock", m.Name(), err)
+}

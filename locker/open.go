@@ -1,0 +1,78 @@
+package locker
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Opener opens a Backend from a URL whose scheme it was registered for. It
+// must reject query parameters it does not know, and must not put the URL's
+// password into errors (use url.URL.Redacted).
+type Opener func(ctx context.Context, u *url.URL) (Backend, error)
+
+var openers = struct {
+	sync.RWMutex
+	byScheme map[string]Opener
+}{byScheme: make(map[string]Opener)}
+
+// Register makes a backend available to Open under scheme. Backend packages
+// call it from init. It panics if scheme is empty, open is nil, or scheme is
+// already registered.
+func Register(scheme string, open Opener) {
+	openers.Lock()
+	defer openers.Unlock()
+	if scheme == "" || open == nil {
+		panic("distlock: Register needs a scheme and an opener")
+	}
+	if _, dup := openers.byScheme[scheme]; dup {
+		panic("distlock: Register called twice for scheme " + scheme)
+	}
+	openers.byScheme[scheme] = open
+}
+
+// Schemes returns the registered URL schemes, sorted.
+func Schemes() []string {
+	openers.RLock()
+	defer openers.RUnlock()
+	schemes := make([]string, 0, len(openers.byScheme))
+	for s := range openers.byScheme {
+		schemes = append(schemes, s)
+	}
+	slices.Sort(schemes)
+	return schemes
+}
+
+// Open returns the Backend a URL describes, through the opener registered
+// for its scheme. An unknown scheme is an error that lists the known ones.
+// Errors never contain the URL's password.
+func Open(ctx context.Context, rawURL string) (Backend, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("distlock: open: %w: malformed URL: %v", ErrInvalid, redactParseError(err))
+	}
+	openers.RLock()
+	open, ok := openers.byScheme[u.Scheme]
+	openers.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("distlock: open %s: %w: unknown scheme %q (known: %s; forgotten import?)",
+			u.Redacted(), ErrInvalid, u.Scheme, strings.Join(Schemes(), ", "))
+	}
+	b, err := open(ctx, u)
+	if err != nil {
+		return nil, fmt.Errorf("distlock: open %s: %w", u.Redacted(), err)
+	}
+	return b, nil
+}
+
+// redactParseError drops the URL that url.Parse puts in its errors, since
+// it may carry a password.
+func redactParseError(err error) error {
+	if ue, ok := err.(*url.Error); ok {
+		return ue.Err
+	}
+	return err
+}

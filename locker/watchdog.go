@@ -1,0 +1,264 @@
+package locker
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// The watchdog renews leases taken without a fixed lease. There is one
+// scheduler per backend (one goroutine, running only while it has leases to
+// renew), and one shared by all other locks. Renewals due together are sent
+// together: as one ExpireBatch call when the backend is a BatchExpirer, or
+// as concurrent calls otherwise.
+var watchdogs = struct {
+	sync.Mutex
+	byGroup map[any]*scheduler
+}{byGroup: make(map[any]*scheduler)}
+
+const (
+	// batchWindow lets a renewal go out this much early to join a batch.
+	batchWindow = 20 * time.Millisecond
+	// maxConcurrentRenewals bounds the calls of one scheduler in flight
+	// when its backend cannot batch.
+	maxConcurrentRenewals = 64
+)
+
+// renewal is one lease's place in a scheduler.
+type renewal struct {
+	lease *Lease
+	s     *scheduler
+	// guarded by s.mu:
+	next     time.Time
+	index    int           // in s.queue; -1 when not queued
+	inflight chan struct{} // closed when the current renewal call returns
+	stopped  bool
+}
+
+// scheduler renews the leases of one group.
+type scheduler struct {
+	group   any
+	batcher BatchExpirer // nil when the group cannot batch
+	wake    chan struct{}
+
+	mu      sync.Mutex
+	queue   renewalQueue
+	running bool
+}
+
+// startRenewal schedules l's first renewal a third of its lease after start.
+func startRenewal(l *Lease, start time.Time) *renewal {
+	var group any = sharedGroup{}
+	var batcher BatchExpirer
+	if k, ok := l.m.lock.(*KeyLock); ok {
+		group = k.backend
+		batcher, _ = k.backend.(BatchExpirer)
+	}
+	watchdogs.Lock()
+	s, ok := watchdogs.byGroup[group]
+	if !ok {
+		s = &scheduler{group: group, batcher: batcher, wake: make(chan struct{}, 1)}
+		watchdogs.byGroup[group] = s
+	}
+	watchdogs.Unlock()
+
+	r := &renewal{lease: l, s: s, next: start.Add(l.ttl / 3), index: -1}
+	s.mu.Lock()
+	heap.Push(&s.queue, r)
+	if !s.running {
+		s.running = true
+		go s.run()
+	}
+	s.mu.Unlock()
+	s.poke()
+	return r
+}
+
+// sharedGroup is the group of locks that are not keys on one backend.
+type sharedGroup struct{}
+
+func (s *scheduler) poke() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// stop removes r from its scheduler and waits for a renewal in flight.
+func (r *renewal) stop() {
+	s := r.s
+	s.mu.Lock()
+	r.stopped = true
+	if r.index >= 0 {
+		heap.Remove(&s.queue, r.index)
+	}
+	inflight := r.inflight
+	s.mu.Unlock()
+	if inflight != nil {
+		<-inflight
+	}
+}
+
+// advance moves r's next renewal earlier, to at.
+func (r *renewal) advance(at time.Time) {
+	s := r.s
+	s.mu.Lock()
+	if r.index >= 0 && at.Before(r.next) {
+		r.next = at
+		heap.Fix(&s.queue, r.index)
+	}
+	s.mu.Unlock()
+	s.poke()
+}
+
+func (s *scheduler) run() {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		s.mu.Lock()
+		if len(s.queue) == 0 {
+			s.running = false
+			s.mu.Unlock()
+			s.retire()
+			return
+		}
+		now := time.Now()
+		var due []*renewal
+		for len(s.queue) > 0 && !s.queue[0].next.After(now.Add(batchWindow)) {
+			r := heap.Pop(&s.queue).(*renewal)
+			r.inflight = make(chan struct{})
+			due = append(due, r)
+		}
+		wait := time.Duration(0)
+		if len(due) == 0 {
+			wait = s.queue[0].next.Sub(now)
+		}
+		s.mu.Unlock()
+
+		if len(due) > 0 {
+			s.renew(due)
+			continue
+		}
+		timer.Reset(wait)
+		select {
+		case <-timer.C:
+		case <-s.wake:
+			if !timer.Stop() {
+				<-timer.C
+			}
+		}
+	}
+}
+
+// retire removes an idle scheduler from the registry, unless a lease was
+// added meanwhile.
+func (s *scheduler) retire() {
+	watchdogs.Lock()
+	defer watchdogs.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.running && watchdogs.byGroup[s.group] == s {
+		delete(watchdogs.byGroup, s.group)
+	}
+}
+
+// renew renews the due leases and puts back those still held.
+func (s *scheduler) renew(due []*renewal) {
+	start := time.Now()
+	errs := make([]error, len(due))
+	timeout := due[0].lease.ttl / 3
+	for _, r := range due {
+		timeout = min(timeout, r.lease.ttl/3)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if s.batcher != nil {
+		batch := make([]Renewal, len(due))
+		for i, r := range due {
+			batch[i] = Renewal{Key: r.lease.m.Name(), Owner: r.lease.m.owner, TTL: r.lease.ttl}
+		}
+		errs = s.batcher.ExpireBatch(ctx, batch)
+		if len(errs) != len(due) {
+			err := fmt.Errorf("backend returned %d results for %d renewals", len(errs), len(due))
+			errs = make([]error, len(due))
+			for i := range errs {
+				errs[i] = err
+			}
+		}
+	} else {
+		var wg sync.WaitGroup
+		limit := make(chan struct{}, maxConcurrentRenewals)
+		for i, r := range due {
+			limit <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-limit }()
+				errs[i] = r.lease.m.lock.Expire(ctx, r.lease.m.owner, r.lease.ttl)
+			})
+		}
+		wg.Wait()
+	}
+	for i, r := range due {
+		s.settle(r, start, errs[i])
+	}
+}
+
+// settle records the outcome of r's renewal: on success the next renewal is
+// a third of the lease later; when the store no longer holds the lock, or
+// the lease ran out before a renewal got through, the lease is lost;
+// otherwise the renewal is retried soon.
+func (s *scheduler) settle(r *renewal, start time.Time, err error) {
+	l := r.lease
+	var lost error
+	switch {
+	case err == nil:
+		l.renewed(start, l.ttl)
+	case errors.Is(err, ErrNotHeld):
+		lost = fmt.Errorf("%w: renewal found the lock gone", ErrLost)
+	case !time.Now().Before(l.Deadline()):
+		lost = fmt.Errorf("%w: no renewal got through before the lease ended: %w", ErrLost, err)
+	}
+	if lost != nil {
+		l.end(lost)
+	}
+	s.mu.Lock()
+	close(r.inflight)
+	r.inflight = nil
+	if !r.stopped && lost == nil {
+		if err == nil {
+			r.next = start.Add(l.ttl / 3)
+		} else {
+			r.next = time.Now().Add(min(l.ttl/10, time.Second))
+		}
+		heap.Push(&s.queue, r)
+	}
+	s.mu.Unlock()
+}
+
+// renewalQueue is a min-heap of renewals by next time.
+type renewalQueue []*renewal
+
+func (q renewalQueue) Len() int           { return len(q) }
+func (q renewalQueue) Less(i, j int) bool { return q[i].next.Before(q[j].next) }
+func (q renewalQueue) Swap(i, j int) {
+	q[i], q[j] = q[j], q[i]
+	q[i].index = i
+	q[j].index = j
+}
+
+func (q *renewalQueue) Push(x any) {
+	r := x.(*renewal)
+	r.index = len(*q)
+	*q = append(*q, r)
+}
+
+func (q *renewalQueue) Pop() any {
+	old := *q
+	r := old[len(old)-1]
+	old[len(old)-1] = nil
+	r.index = -1
+	*q = old[:len(old)-1]
+	return r
+}
