@@ -97,6 +97,7 @@ func (r *renewal) stop() {
 	}
 	inflight := r.inflight
 	s.mu.Unlock()
+	s.poke() // an idle scheduler exits now rather than at its next timer
 	if inflight != nil {
 		<-inflight
 	}

@@ -1,0 +1,111 @@
+// Command quickstart shows distlock with no server anywhere: workers contend
+// for one lock on the in-memory backend, a resource checks fencing tokens,
+// and a lease that runs out closes its Done channel.
+//
+//	go run ./examples/quickstart
+package main
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/locker"
+)
+
+func main() {
+	if err := run(context.Background()); err != nil {
+		log.Print(err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context) error {
+	store := memlocker.NewStore()
+
+	fmt.Println("== three workers, one lock ==")
+	var shared ledger
+	var wg sync.WaitGroup
+	errs := make(chan error, 3)
+	for w := 1; w <= 3; w++ {
+		// Each worker has its own client, as separate processes would.
+		m, err := locker.New(store.Client(), "ledger")
+		if err != nil {
+			return err
+		}
+		wg.Go(func() {
+			for range 2 {
+				lease, err := m.Lock(ctx)
+				if err != nil {
+					errs <- err
+					return
+				}
+				shared.write(fmt.Sprintf("worker %d", w), lease.Token())
+				time.Sleep(10 * time.Millisecond)
+				if err := lease.Unlock(ctx); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return err
+	}
+
+	fmt.Println("== a lease that runs out ==")
+	slow, err := locker.New(store.Client(), "report")
+	if err != nil {
+		return err
+	}
+	lease, err := slow.Lock(ctx, locker.WithLease(100*time.Millisecond))
+	if err != nil {
+		return err
+	}
+	fmt.Printf("slow worker holds %q with token %d for 100ms\n", slow.Name(), lease.Token())
+	<-lease.Done()
+	fmt.Printf("slow worker's Done fired: %v\n", lease.Err())
+
+	fast, err := locker.New(store.Client(), "report")
+	if err != nil {
+		return err
+	}
+	next, err := fast.TryLock(ctx, locker.WithLease(time.Second))
+	if err != nil {
+		return err
+	}
+	fmt.Printf("fast worker took %q with token %d\n", fast.Name(), next.Token())
+	var report ledger
+	report.write("fast worker", next.Token())
+	// The slow worker did not look at Done before writing: the token saves us.
+	report.write("slow worker", lease.Token())
+	if err := lease.Unlock(ctx); err != nil {
+		fmt.Printf("slow worker's Unlock: %v\n", err)
+	}
+	return next.Unlock(ctx)
+}
+
+// ledger is a resource that accepts a write only with a fencing token higher
+// than any it has seen.
+type ledger struct {
+	mu   sync.Mutex
+	last uint64
+}
+
+func (l *ledger) write(who string, token uint64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	verdict := "accepted"
+	if token <= l.last {
+		verdict = "REJECTED (stale token)"
+	} else {
+		l.last = token
+	}
+	fmt.Printf("%s writes with token %d: %s\n", who, token, verdict)
+}

@@ -1,0 +1,68 @@
+package locker_test
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/locker"
+)
+
+func init() {
+	locker.Register("locker-test", func(_ context.Context, u *url.URL) (locker.Backend, error) {
+		if u.Query().Has("fail") {
+			return nil, errors.New("refused")
+		}
+		return memlocker.New(), nil
+	})
+}
+
+func TestOpen(t *testing.T) {
+	ctx := context.Background()
+	b, err := locker.Open(ctx, "locker-test://host/")
+	require.NoError(t, err)
+	require.NoError(t, b.Close())
+
+	_, err = locker.Open(ctx, "nosuch://user:hunter2@host/")
+	require.ErrorIs(t, err, locker.ErrInvalid)
+	assert.Contains(t, err.Error(), `"nosuch"`)
+	assert.Contains(t, err.Error(), "locker-test", "an unknown scheme lists the known ones")
+	assert.NotContains(t, err.Error(), "hunter2")
+
+	_, err = locker.Open(ctx, "locker-test://user:hunter2@host/?fail=1")
+	require.ErrorContains(t, err, "refused")
+	assert.NotContains(t, err.Error(), "hunter2")
+
+	_, err = locker.Open(ctx, "locker-test://user:hunter2@host:badport/")
+	require.ErrorIs(t, err, locker.ErrInvalid)
+	assert.NotContains(t, err.Error(), "hunter2")
+
+	assert.Contains(t, locker.Schemes(), "locker-test")
+	assert.Panics(t, func() { locker.Register("locker-test", nil) })
+}
+
+func TestOpErrorNamesTheLock(t *testing.T) {
+	ctx := context.Background()
+	m := newMutex(t, memlocker.New(), "orders/42")
+	_, err := m.TryLock(ctx, locker.WithLease(-1))
+	var oe *locker.OpError
+	require.ErrorAs(t, err, &oe)
+	assert.Equal(t, "trylock", oe.Op)
+	assert.Equal(t, "orders/42", oe.Lock)
+	assert.Contains(t, err.Error(), `"orders/42"`)
+}
+
+func TestNewOwnerIsUnguessable(t *testing.T) {
+	seen := make(map[string]bool)
+	for range 1000 {
+		o := locker.NewOwner()
+		require.GreaterOrEqual(t, len(o)*5, 128, "an owner carries at least 128 random bits")
+		require.False(t, seen[o], "owner identities repeat")
+		seen[o] = true
+	}
+}

@@ -1,0 +1,109 @@
+package locker_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/locker"
+)
+
+// plainBackend hides every optional capability of the backend it wraps.
+type plainBackend struct{ locker.Backend }
+
+func TestWaitersWithoutNotificationPoll(t *testing.T) {
+	ctx := context.Background()
+	store := memlocker.NewStore()
+	holder := newMutex(t, plainBackend{store.Client()}, "k")
+	waiter := newMutex(t, plainBackend{store.Client()}, "k")
+	held, err := holder.Lock(ctx, locker.WithLease(time.Minute))
+	require.NoError(t, err)
+	got := make(chan error, 1)
+	go func() {
+		l, err := waiter.Lock(ctx)
+		if err == nil {
+			err = l.Unlock(ctx)
+		}
+		got <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	require.NoError(t, held.Unlock(ctx))
+	select {
+	case err := <-got:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("a polling waiter did not acquire after the release")
+	}
+}
+
+func TestWaitersInOneProcessShareASubscription(t *testing.T) {
+	ctx := context.Background()
+	c := memlocker.New()
+	held, err := newMutex(t, c, "k").Lock(ctx, locker.WithLease(time.Minute))
+	require.NoError(t, err)
+
+	const waiters = 5
+	var wg sync.WaitGroup
+	for range waiters {
+		m := newMutex(t, c, "k")
+		wg.Go(func() {
+			l, err := m.Lock(ctx, locker.WithLease(time.Minute))
+			if assert.NoError(t, err) {
+				assert.NoError(t, l.Unlock(ctx))
+			}
+		})
+	}
+	require.Eventually(t, func() bool { return c.Calls("trylock") >= 1+2*waiters }, 5*time.Second, 5*time.Millisecond,
+		"every waiter made its attempts")
+	assert.Equal(t, 1, c.Calls("watch"), "waiters on one lock must share one subscription")
+	require.NoError(t, held.Unlock(ctx))
+	wg.Wait()
+}
+
+func TestWaitBudgetEndsTheWait(t *testing.T) {
+	ctx := context.Background()
+	c := memlocker.New()
+	held, err := newMutex(t, c, "k").Lock(ctx, locker.WithLease(time.Minute))
+	require.NoError(t, err)
+	_, err = newMutex(t, c, "k").Lock(ctx, locker.WithWait(100*time.Millisecond))
+	require.ErrorIs(t, err, locker.ErrNotAcquired)
+	assert.NotErrorIs(t, err, context.DeadlineExceeded, "the wait budget is not the caller's deadline")
+	require.NoError(t, held.Unlock(ctx))
+}
+
+// shortValidity reports a validity shorter than the lease, as a RedLock
+// does after a slow attempt.
+type shortValidity struct {
+	*locker.KeyLock
+	validity time.Duration
+}
+
+func (s shortValidity) TryLock(ctx context.Context, owner string, ttl time.Duration) (locker.Grant, error) {
+	g, err := s.KeyLock.TryLock(ctx, owner, ttl)
+	g.Validity = s.validity
+	return g, err
+}
+
+func TestGrantValiditySetsTheDeadline(t *testing.T) {
+	ctx := context.Background()
+	k, err := locker.Key(memlocker.New(), "k")
+	require.NoError(t, err)
+	m, err := locker.NewMutex(shortValidity{k, 100 * time.Millisecond})
+	require.NoError(t, err)
+	start := time.Now()
+	l, err := m.Lock(ctx, locker.WithLease(time.Minute))
+	require.NoError(t, err)
+	assert.WithinDuration(t, start.Add(100*time.Millisecond), l.Deadline(), 50*time.Millisecond)
+	select {
+	case <-l.Done():
+		assert.ErrorIs(t, l.Err(), locker.ErrLost)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Done did not close when the validity ran out")
+	}
+	require.NoError(t, l.Unlock(ctx), "the store still held the lock")
+}
