@@ -65,7 +65,11 @@ func testReleaseNotification(ctx context.Context, t *testing.T, s *suite) {
 	holder, err := s.mutex(t, b1, key).Lock(ctx, locker.WithLease(s.long))
 	require.NoError(t, err)
 	acquired := make(chan time.Time, 1)
+	waiterDone := make(chan struct{})
+	// The waiter's Unlock needs the subtest's context: finish it first.
+	defer func() { <-waiterDone }()
 	go func() {
+		defer close(waiterDone)
 		l, err := s.mutex(t, b2, key).Lock(ctx, locker.WithLease(s.long))
 		if assert.NoError(t, err) {
 			acquired <- time.Now()

@@ -1,0 +1,180 @@
+package etcdlocker
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/distlock/distlock/locker"
+)
+
+// DefaultPrefix is the prefix of lock keys unless WithPrefix sets another.
+const DefaultPrefix = "distlock/"
+
+// maxLeaseSeconds is the longest lease etcd grants.
+const maxLeaseSeconds = 9_000_000_000
+
+// casRounds bounds how often one call re-reads a key that changed between
+// its read and its guarded write (only concurrent calls of the same owner
+// on other clients, or the lock ending meanwhile, do that).
+const casRounds = 8
+
+// Backend is a locker.Backend over an etcd client. It is safe for
+// concurrent use.
+type Backend struct {
+	cli       *clientv3.Client
+	ownClient bool
+	prefix    string
+
+	// minTTL is the shortest lease, in seconds, the server has been seen to
+	// grant; shorter requests are raised to it.
+	minTTL atomic.Int64
+
+	mu      sync.Mutex
+	closed  bool
+	watches map[string]*keyWatch
+}
+
+var (
+	_ locker.Backend       = (*Backend)(nil)
+	_ locker.Notifier      = (*Backend)(nil)
+	_ locker.Inspector     = (*Backend)(nil)
+	_ locker.ForceUnlocker = (*Backend)(nil)
+	_ locker.BatchExpirer  = (*Backend)(nil)
+	_ locker.Granular      = (*Backend)(nil)
+)
+
+// Option configures a Backend.
+type Option func(*Backend) error
+
+// WithPrefix puts lock keys under prefix instead of DefaultPrefix. An empty
+// prefix is allowed: lock names are then the keys themselves.
+func WithPrefix(prefix string) Option {
+	return func(b *Backend) error {
+		b.prefix = prefix
+		return nil
+	}
+}
+
+// New returns a Backend over cli. Close stops the backend's watches but
+// leaves cli open: the caller closes it. It fails with locker.ErrInvalid
+// when cli is nil.
+func New(cli *clientv3.Client, opts ...Option) (*Backend, error) {
+	if cli == nil {
+		return nil, fmt.Errorf("etcdlocker: %w: nil client", locker.ErrInvalid)
+	}
+	b := &Backend{cli: cli, prefix: DefaultPrefix, watches: make(map[string]*keyWatch)}
+	for _, opt := range opts {
+		if err := opt(b); err != nil {
+			return nil, err
+		}
+	}
+	b.minTTL.Store(1)
+	return b, nil
+}
+
+// Client returns the etcd client the backend uses.
+func (b *Backend) Client() *clientv3.Client { return b.cli }
+
+// Prefix returns the prefix of the backend's lock keys.
+func (b *Backend) Prefix() string { return b.prefix }
+
+// Granularity implements locker.Granular: etcd leases count in whole
+// seconds.
+func (b *Backend) Granularity() time.Duration { return time.Second }
+
+// Close implements locker.Backend: it stops the backend's watches and, if
+// the backend was opened from a URL, closes its client. Later calls return
+// locker.ErrClosed. Locks stay until their leases end.
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	ws := b.watches
+	b.watches = nil
+	b.mu.Unlock()
+	for _, w := range ws {
+		w.cancel()
+	}
+	for _, w := range ws {
+		<-w.done
+	}
+	if b.ownClient {
+		if err := b.cli.Close(); err != nil {
+			return fmt.Errorf("etcdlocker: closing the client: %w", err)
+		}
+	}
+	return nil
+}
+
+// checkOpen returns locker.ErrClosed after Close.
+func (b *Backend) checkOpen() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return locker.ErrClosed
+	}
+	return nil
+}
+
+// etcdKey is the key of lock name.
+func (b *Backend) etcdKey(name string) string { return b.prefix + name }
+
+// leaseSeconds is the lease, in whole seconds, that ttl asks for: rounded up,
+// and at least the server's minimum.
+func (b *Backend) leaseSeconds(ttl time.Duration) int64 {
+	s := int64((ttl + time.Second - 1) / time.Second)
+	return max(s, b.minTTL.Load())
+}
+
+// noteGranted records the server's minimum lease when it raised a request.
+func (b *Backend) noteGranted(asked, granted int64) {
+	if granted > asked {
+		for {
+			cur := b.minTTL.Load()
+			if granted <= cur || b.minTTL.CompareAndSwap(cur, granted) {
+				return
+			}
+		}
+	}
+}
+
+// validate checks the arguments common to the lock operations.
+func validate(key, owner string, ttl time.Duration, needTTL bool) error {
+	switch {
+	case key == "":
+		return fmt.Errorf("etcdlocker: %w: empty key", locker.ErrInvalid)
+	case owner == "":
+		return fmt.Errorf("etcdlocker: %w: empty owner", locker.ErrInvalid)
+	case needTTL && ttl <= 0:
+		return fmt.Errorf("etcdlocker: %w: non-positive lease %v", locker.ErrInvalid, ttl)
+	case needTTL && ttl > time.Duration(maxLeaseSeconds)*time.Second:
+		return fmt.Errorf("etcdlocker: %w: lease %v is longer than etcd's longest (%d s)", locker.ErrInvalid, ttl, maxLeaseSeconds)
+	}
+	return nil
+}
+
+// keyError wraps err with the operation and the lock's name.
+func keyError(op, key string, err error) error {
+	return fmt.Errorf("etcdlocker: %s %q: %w", op, key, err)
+}
+
+// remaining converts a TimeToLive answer (whole seconds left, truncated) to
+// an upper bound on the remaining lease, capped at the granted lease.
+func remaining(ttl, granted int64) time.Duration {
+	if ttl < 0 {
+		return 0
+	}
+	s := ttl + 1
+	if granted > 0 {
+		s = min(s, granted)
+	}
+	return time.Duration(min(s, math.MaxInt64/int64(time.Second))) * time.Second
+}

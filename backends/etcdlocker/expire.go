@@ -1,0 +1,214 @@
+package etcdlocker
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/mvccpb"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/distlock/distlock/locker"
+)
+
+// maxTxnReads is how many keys one read transaction fetches; etcd's default
+// limit on operations per transaction is 128.
+const maxTxnReads = 128
+
+// maxConcurrentKeepAlives bounds the lease renewals of one batch in flight.
+const maxConcurrentKeepAlives = 16
+
+// Expire implements locker.Backend. For a lease of the length the key was
+// locked with, it renews the key's lease and then checks that the key is
+// still the owner's and bound to that lease (a renewed lease whose key is
+// gone extends nothing, and is reported as ErrNotHeld). For another length
+// it grants a new lease and moves the key to it in a transaction guarded by
+// the key's revision, then revokes the old lease.
+func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Duration) error {
+	return b.ExpireBatch(ctx, []locker.Renewal{{Key: key, Owner: owner, TTL: ttl}})[0]
+}
+
+// ExpireBatch implements locker.BatchExpirer: one transaction reads every
+// key, the leases are renewed concurrently, and one more transaction checks
+// that the keys are still bound to them.
+func (b *Backend) ExpireBatch(ctx context.Context, renewals []locker.Renewal) []error {
+	errs := make([]error, len(renewals))
+	if len(renewals) == 0 {
+		return errs
+	}
+	if err := b.checkOpen(); err != nil {
+		for i := range errs {
+			errs[i] = err
+		}
+		return errs
+	}
+	var todo []int
+	for i, r := range renewals {
+		if errs[i] = validate(r.Key, r.Owner, r.TTL, true); errs[i] == nil {
+			todo = append(todo, i)
+		}
+	}
+	kvs, err := b.readKeys(ctx, renewals, todo)
+	if err != nil {
+		for _, i := range todo {
+			errs[i] = keyError("expire", renewals[i].Key, err)
+		}
+		return errs
+	}
+	leases := make(map[int]clientv3.LeaseID)
+	var moves []int
+	for j, i := range todo {
+		r, kv := renewals[i], kvs[j]
+		v, err := b.ownedBy(kv, r.Owner)
+		if err != nil {
+			errs[i] = keyError("expire", r.Key, err)
+			continue
+		}
+		if kv.Lease != 0 && v.ttl == b.leaseSeconds(r.TTL) {
+			leases[i] = clientv3.LeaseID(kv.Lease)
+		} else {
+			moves = append(moves, i)
+		}
+	}
+
+	b.keepAlive(ctx, renewals, leases, errs)
+	var renewed []int
+	for _, i := range todo {
+		if _, ok := leases[i]; ok && errs[i] == nil {
+			renewed = append(renewed, i)
+		}
+	}
+	if len(renewed) > 0 {
+		kvs, err := b.readKeys(ctx, renewals, renewed)
+		for j, i := range renewed {
+			switch {
+			case err != nil:
+				errs[i] = keyError("expire", renewals[i].Key, err)
+			case kvs[j] == nil || kvs[j].Lease != int64(leases[i]):
+				errs[i] = keyError("expire", renewals[i].Key, locker.ErrNotHeld)
+			}
+		}
+	}
+
+	for _, i := range moves {
+		if err := b.move(ctx, renewals[i]); err != nil {
+			errs[i] = keyError("expire", renewals[i].Key, err)
+		}
+	}
+	return errs
+}
+
+// ownedBy decodes kv and checks that owner holds it; it returns ErrNotHeld
+// when kv is nil or another owner's.
+func (b *Backend) ownedBy(kv *mvccpb.KeyValue, owner string) (lockValue, error) {
+	if kv == nil {
+		return lockValue{}, locker.ErrNotHeld
+	}
+	v, err := decodeValue(kv.Value)
+	if err != nil {
+		return lockValue{}, err
+	}
+	if v.owner != owner {
+		return lockValue{}, locker.ErrNotHeld
+	}
+	return v, nil
+}
+
+// readKeys reads the keys of renewals[idx] in as few transactions as
+// etcd's limit allows; kvs[j] is nil for an absent key.
+func (b *Backend) readKeys(ctx context.Context, renewals []locker.Renewal, idx []int) ([]*mvccpb.KeyValue, error) {
+	kvs := make([]*mvccpb.KeyValue, len(idx))
+	for start := 0; start < len(idx); start += maxTxnReads {
+		end := min(start+maxTxnReads, len(idx))
+		ops := make([]clientv3.Op, 0, end-start)
+		for _, i := range idx[start:end] {
+			ops = append(ops, clientv3.OpGet(b.etcdKey(renewals[i].Key)))
+		}
+		resp, err := b.cli.Txn(ctx).Then(ops...).Commit()
+		if err != nil {
+			return nil, err
+		}
+		for j, r := range resp.Responses {
+			if rr := r.GetResponseRange(); rr != nil {
+				kvs[start+j] = firstKV(rr.Kvs)
+			}
+		}
+	}
+	return kvs, nil
+}
+
+// keepAlive renews the leases concurrently and records failures in errs: a
+// lease the server no longer has is ErrNotHeld, any other failure unknown.
+func (b *Backend) keepAlive(ctx context.Context, renewals []locker.Renewal, leases map[int]clientv3.LeaseID, errs []error) {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	limit := make(chan struct{}, maxConcurrentKeepAlives)
+	for i, id := range leases {
+		limit <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-limit }()
+			_, err := b.cli.KeepAliveOnce(ctx, id)
+			if err == nil {
+				return
+			}
+			if isLeaseNotFound(err) {
+				err = locker.ErrNotHeld
+			}
+			mu.Lock()
+			errs[i] = keyError("expire", renewals[i].Key, err)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+}
+
+// move binds r's key to a new lease of r.TTL, guarded by the revision it
+// read, and revokes the old lease.
+func (b *Backend) move(ctx context.Context, r locker.Renewal) error {
+	k := b.etcdKey(r.Key)
+	asked := b.leaseSeconds(r.TTL)
+	lease, err := b.cli.Grant(ctx, asked)
+	if err != nil {
+		return err
+	}
+	b.noteGranted(asked, lease.TTL)
+	resp, err := b.cli.Get(ctx, k)
+	if err != nil {
+		_, _ = b.cli.Revoke(ctx, lease.ID)
+		return err
+	}
+	kv := firstKV(resp.Kvs)
+	for range casRounds {
+		v, err := b.ownedBy(kv, r.Owner)
+		if err != nil {
+			_, _ = b.cli.Revoke(ctx, lease.ID)
+			return err
+		}
+		v.ttl = lease.TTL
+		tresp, err := b.cli.Txn(ctx).
+			If(clientv3.Compare(clientv3.ModRevision(k), "=", kv.ModRevision)).
+			Then(clientv3.OpPut(k, v.encode(), clientv3.WithLease(lease.ID))).
+			Else(clientv3.OpGet(k)).
+			Commit()
+		if err != nil {
+			// The key may be bound to the new lease: keep it.
+			return err
+		}
+		if tresp.Succeeded {
+			if kv.Lease != 0 {
+				_, _ = b.cli.Revoke(ctx, clientv3.LeaseID(kv.Lease))
+			}
+			return nil
+		}
+		kv = lastKV(tresp)
+	}
+	_, _ = b.cli.Revoke(ctx, lease.ID)
+	return errContended
+}
+
+// isLeaseNotFound reports whether err says the lease no longer exists.
+func isLeaseNotFound(err error) bool {
+	return errors.Is(err, rpctypes.ErrLeaseNotFound) || errors.Is(rpctypes.Error(err), rpctypes.ErrLeaseNotFound)
+}

@@ -1,0 +1,80 @@
+package etcdlocker
+
+import (
+	"context"
+	"fmt"
+
+	"go.etcd.io/etcd/api/v3/mvccpb"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/distlock/distlock/locker"
+)
+
+// Inspect implements locker.Inspector. The remaining lease is rounded up to
+// a whole second. A free key's Token is the cluster's current revision,
+// which is at least the last holder's token and below every later one.
+func (b *Backend) Inspect(ctx context.Context, key string) (locker.State, error) {
+	if key == "" {
+		return locker.State{}, fmt.Errorf("etcdlocker: %w: empty key", locker.ErrInvalid)
+	}
+	if err := b.checkOpen(); err != nil {
+		return locker.State{}, err
+	}
+	resp, err := b.cli.Get(ctx, b.etcdKey(key))
+	if err != nil {
+		return locker.State{}, keyError("inspect", key, err)
+	}
+	free := locker.State{Token: uint64(resp.Header.Revision)}
+	kv := firstKV(resp.Kvs)
+	if kv == nil {
+		return free, nil
+	}
+	v, err := decodeValue(kv.Value)
+	if err != nil {
+		return locker.State{}, keyError("inspect", key, err)
+	}
+	st := locker.State{Held: true, Owner: v.owner, Holds: v.holds, Token: uint64(kv.CreateRevision)}
+	if kv.Lease != 0 {
+		ttl, err := b.cli.TimeToLive(ctx, clientv3.LeaseID(kv.Lease))
+		if err != nil {
+			return locker.State{}, keyError("inspect", key, err)
+		}
+		if ttl.TTL < 0 {
+			// The lease ended after the read, and took the key with it.
+			return free, nil
+		}
+		st.Remaining = remaining(ttl.TTL, ttl.GrantedTTL)
+	}
+	return st, nil
+}
+
+// ForceUnlock implements locker.ForceUnlocker: it deletes the key whoever
+// holds it, revokes its lease, and reports whether it was held.
+func (b *Backend) ForceUnlock(ctx context.Context, key string) (bool, error) {
+	if key == "" {
+		return false, fmt.Errorf("etcdlocker: %w: empty key", locker.ErrInvalid)
+	}
+	if err := b.checkOpen(); err != nil {
+		return false, err
+	}
+	resp, err := b.cli.Delete(ctx, b.etcdKey(key), clientv3.WithPrevKV())
+	if err != nil {
+		return false, keyError("forceunlock", key, err)
+	}
+	kv := firstKV(resp.PrevKvs)
+	if kv == nil {
+		return false, nil
+	}
+	if kv.Lease != 0 {
+		_, _ = b.cli.Revoke(ctx, clientv3.LeaseID(kv.Lease))
+	}
+	return true, nil
+}
+
+// firstKV returns the first of kvs, or nil.
+func firstKV(kvs []*mvccpb.KeyValue) *mvccpb.KeyValue {
+	if len(kvs) == 0 {
+		return nil
+	}
+	return kvs[0]
+}

@@ -1,0 +1,198 @@
+package memcachelocker
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/bradfitz/gomemcache/memcache"
+
+	"github.com/distlock/distlock/locker"
+)
+
+// DefaultPrefix is the prefix of the backend's item keys unless WithPrefix
+// sets another.
+const DefaultPrefix = "distlock:"
+
+// MaxLease is the longest lease the backend takes: memcached reads an
+// expiry of more than 30 days as an absolute Unix time.
+const MaxLease = 30*24*time.Hour - 2*time.Second
+
+// maxPrefixLen keeps item keys within memcached's 250 bytes: the prefix is
+// followed by "l:" or "t:" and 64 hex digits.
+const maxPrefixLen = 250 - 2 - 2*sha256.Size
+
+// tombstoneTTL is how long a released lock's tombstone stays, in seconds.
+// A tombstone is free for the next owner; while it stays it remembers the
+// last token, a floor for the counter should the counter be lost.
+const tombstoneTTL = 60
+
+// casRounds bounds how often one call re-reads an item that changed between
+// its read and its cas.
+const casRounds = 8
+
+// errContended reports an item that kept changing under the call.
+var errContended = errors.New("the lock item kept changing under the call")
+
+// Backend is a locker.Backend over a memcached client. It is safe for
+// concurrent use.
+type Backend struct {
+	mc        *memcache.Client
+	ownClient bool
+	prefix    string
+	closed    atomic.Bool
+}
+
+var (
+	_ locker.Backend       = (*Backend)(nil)
+	_ locker.Inspector     = (*Backend)(nil)
+	_ locker.ForceUnlocker = (*Backend)(nil)
+	_ locker.Granular      = (*Backend)(nil)
+)
+
+// Option configures a Backend.
+type Option func(*Backend) error
+
+// WithPrefix puts the backend's items under prefix instead of
+// DefaultPrefix. The prefix must be a valid start of a memcached key: at
+// most 184 bytes, no spaces or control characters.
+func WithPrefix(prefix string) Option {
+	return func(b *Backend) error {
+		if err := validPrefix(prefix); err != nil {
+			return err
+		}
+		b.prefix = prefix
+		return nil
+	}
+}
+
+func validPrefix(prefix string) error {
+	if len(prefix) > maxPrefixLen {
+		return fmt.Errorf("memcachelocker: %w: prefix longer than %d bytes", locker.ErrInvalid, maxPrefixLen)
+	}
+	for i := 0; i < len(prefix); i++ {
+		if c := prefix[i]; c <= ' ' || c == 0x7f {
+			return fmt.Errorf("memcachelocker: %w: prefix %q has a space or control character", locker.ErrInvalid, prefix)
+		}
+	}
+	return nil
+}
+
+// New returns a Backend over mc. Close leaves mc open: the caller closes it.
+// It fails with locker.ErrInvalid when mc is nil or an option is invalid.
+func New(mc *memcache.Client, opts ...Option) (*Backend, error) {
+	if mc == nil {
+		return nil, fmt.Errorf("memcachelocker: %w: nil client", locker.ErrInvalid)
+	}
+	b := &Backend{mc: mc, prefix: DefaultPrefix}
+	for _, opt := range opts {
+		if err := opt(b); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// Client returns the memcached client the backend uses.
+func (b *Backend) Client() *memcache.Client { return b.mc }
+
+// Prefix returns the prefix of the backend's item keys.
+func (b *Backend) Prefix() string { return b.prefix }
+
+// Granularity implements locker.Granular: memcached counts expiry in whole
+// seconds.
+func (b *Backend) Granularity() time.Duration { return time.Second }
+
+// Close implements locker.Backend. Later calls return locker.ErrClosed. A
+// backend opened from a URL closes its client; one made with New does not.
+func (b *Backend) Close() error {
+	if b.closed.Swap(true) {
+		return nil
+	}
+	if b.ownClient {
+		if err := b.mc.Close(); err != nil {
+			return fmt.Errorf("memcachelocker: closing the client: %w", err)
+		}
+	}
+	return nil
+}
+
+// itemKeys returns the keys of lock name's item and of its token counter.
+func (b *Backend) itemKeys(name string) (lock, counter string) {
+	sum := sha256.Sum256([]byte(name))
+	h := hex.EncodeToString(sum[:])
+	return b.prefix + "l:" + h, b.prefix + "t:" + h
+}
+
+// LockKey returns the memcached key of lock name's item. Tests use it to
+// evict a lock by hand.
+func (b *Backend) LockKey(name string) string {
+	lock, _ := b.itemKeys(name)
+	return lock
+}
+
+// CounterKey returns the memcached key of lock name's token counter.
+func (b *Backend) CounterKey(name string) string {
+	_, counter := b.itemKeys(name)
+	return counter
+}
+
+// expiration is the item expiry, in seconds, that keeps a lease of d: d
+// rounded up, plus a second for memcached's coarse clock.
+func expiration(d time.Duration) int32 {
+	return int32((d+time.Second-1)/time.Second) + 1
+}
+
+// expirationUntil is the item expiry that keeps a hold until its recorded
+// end, at least one second.
+func expirationUntil(v lockItem, now time.Time) int32 {
+	return max(expiration(v.remaining(now)), 1)
+}
+
+// check validates the arguments common to the lock operations and returns
+// locker.ErrClosed after Close.
+func (b *Backend) check(ctx context.Context, key, owner string, ttl time.Duration, needTTL bool) error {
+	switch {
+	case key == "":
+		return fmt.Errorf("memcachelocker: %w: empty key", locker.ErrInvalid)
+	case owner == "":
+		return fmt.Errorf("memcachelocker: %w: empty owner", locker.ErrInvalid)
+	case needTTL && ttl <= 0:
+		return fmt.Errorf("memcachelocker: %w: non-positive lease %v", locker.ErrInvalid, ttl)
+	case needTTL && ttl > MaxLease:
+		return fmt.Errorf("memcachelocker: %w: lease %v is longer than memcached's relative expiry allows (%v)", locker.ErrInvalid, ttl, MaxLease)
+	}
+	return b.ready(ctx)
+}
+
+// ready returns locker.ErrClosed after Close, and the context's error once
+// it has ended.
+func (b *Backend) ready(ctx context.Context) error {
+	if b.closed.Load() {
+		return locker.ErrClosed
+	}
+	return ctx.Err()
+}
+
+// keyError wraps err with the operation and the lock's name.
+func keyError(op, key string, err error) error {
+	return fmt.Errorf("memcachelocker: %s %q: %w", op, key, err)
+}
+
+// newNonce returns a random acquisition identifier.
+func newNonce() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// isCASMiss reports a cas that found the item changed or gone: the read
+// is stale and the call reads again.
+func isCASMiss(err error) bool {
+	return errors.Is(err, memcache.ErrCASConflict) || errors.Is(err, memcache.ErrCacheMiss) || errors.Is(err, memcache.ErrNotStored)
+}

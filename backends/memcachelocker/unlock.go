@@ -1,0 +1,66 @@
+package memcachelocker
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/bradfitz/gomemcache/memcache"
+
+	"github.com/distlock/distlock/locker"
+)
+
+// Unlock implements locker.Backend. It reads the item and, with cas, lowers
+// the hold count or, at the last hold, replaces the item by a tombstone.
+func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
+	if err := b.check(ctx, key, owner, 0, false); err != nil {
+		return keyError("unlock", key, err)
+	}
+	err := b.update(ctx, key, owner, func(v lockItem, now time.Time) (lockItem, int32) {
+		if v.holds > 1 {
+			v.holds--
+			return v, expirationUntil(v, now)
+		}
+		return lockItem{free: true, token: v.token}, tombstoneTTL
+	})
+	if err != nil {
+		return keyError("unlock", key, err)
+	}
+	return nil
+}
+
+// update replaces owner's hold on key by change(hold) with cas, reading
+// again when the item changed in between. It returns locker.ErrNotHeld when
+// owner does not hold key.
+func (b *Backend) update(ctx context.Context, key, owner string, change func(lockItem, time.Time) (lockItem, int32)) error {
+	lk, _ := b.itemKeys(key)
+	for range casRounds {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		it, err := b.mc.Get(lk)
+		if errors.Is(err, memcache.ErrCacheMiss) {
+			return locker.ErrNotHeld
+		}
+		if err != nil {
+			return err
+		}
+		v, err := decodeItem(it.Value)
+		if err != nil {
+			return err
+		}
+		if v.free || v.owner != owner {
+			return locker.ErrNotHeld
+		}
+		next, exp := change(v, time.Now())
+		it.Value, it.Expiration = next.encode(), exp
+		err = b.mc.CompareAndSwap(it)
+		if err == nil {
+			return nil
+		}
+		if !isCASMiss(err) {
+			return err
+		}
+	}
+	return errContended
+}
