@@ -59,13 +59,32 @@ func Open(ctx context.Context, rawURL string) (Backend, error) {
 	openers.RUnlock()
 	if !ok {
 		return nil, fmt.Errorf("distlock: open %s: %w: unknown scheme %q (known: %s; forgotten import?)",
-			u.Redacted(), ErrInvalid, u.Scheme, strings.Join(Schemes(), ", "))
+			redacted(u), ErrInvalid, u.Scheme, strings.Join(Schemes(), ", "))
 	}
 	b, err := open(ctx, u)
 	if err != nil {
-		return nil, fmt.Errorf("distlock: open %s: %w", u.Redacted(), err)
+		return nil, fmt.Errorf("distlock: open %s: %w", redacted(u), err)
 	}
 	return b, nil
+}
+
+// redacted is u.Redacted with the values of query parameters whose names
+// mention a password masked too, for URLs that put one there by mistake.
+func redacted(u *url.URL) string {
+	q := u.Query()
+	masked := false
+	for name := range q {
+		if strings.Contains(strings.ToLower(name), "password") {
+			q[name] = []string{"xxxxx"}
+			masked = true
+		}
+	}
+	if !masked {
+		return u.Redacted()
+	}
+	v := *u
+	v.RawQuery = q.Encode()
+	return v.Redacted()
 }
 
 // redactParseError drops the URL that url.Parse puts in its errors, since

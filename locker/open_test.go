@@ -38,6 +38,10 @@ func TestOpen(t *testing.T) {
 	require.ErrorContains(t, err, "refused")
 	assert.NotContains(t, err.Error(), "hunter2")
 
+	_, err = locker.Open(ctx, "locker-test://host/?fail=1&sentinel_password=hunter2")
+	require.ErrorContains(t, err, "refused")
+	assert.NotContains(t, err.Error(), "hunter2", "a password put in a query parameter")
+
 	_, err = locker.Open(ctx, "locker-test://user:hunter2@host:badport/")
 	require.ErrorIs(t, err, locker.ErrInvalid)
 	assert.NotContains(t, err.Error(), "hunter2")

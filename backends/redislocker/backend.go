@@ -1,0 +1,315 @@
+package redislocker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/distlock/distlock/locker"
+)
+
+// ErrReplicaAck reports an acquisition that fewer replicas acknowledged
+// than WithReplicaAck asked for. The backend released the hold before
+// returning it. It is not locker.ErrNotAcquired: nobody else need hold the
+// lock, the store just could not make the hold durable.
+var ErrReplicaAck = errors.New("redislocker: replicas did not acknowledge the lock")
+
+// Backend is a locker.Backend on Redis: standalone, Sentinel-managed
+// (go-redis failover client) or Cluster. It also implements
+// locker.Notifier, locker.Inspector, locker.ForceUnlocker and
+// locker.BatchExpirer. Leases are exact to the millisecond. It is safe for
+// concurrent use.
+type Backend struct {
+	client  redis.UniversalClient
+	cluster *redis.ClusterClient // nil unless client is one
+	cfg     config
+	// publish is the command announcing releases: SPUBLISH on a Cluster
+	// (sharded pub/sub keeps the message on the lock's shard), PUBLISH
+	// elsewhere.
+	publish string
+	notify  *notifier
+
+	// mu guards closed; inflight counts the calls Close waits for.
+	mu        sync.Mutex
+	closed    bool
+	inflight  sync.WaitGroup
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var (
+	_ locker.Backend       = (*Backend)(nil)
+	_ locker.Notifier      = (*Backend)(nil)
+	_ locker.Inspector     = (*Backend)(nil)
+	_ locker.ForceUnlocker = (*Backend)(nil)
+	_ locker.BatchExpirer  = (*Backend)(nil)
+)
+
+// New returns a Backend over client: a *redis.Client (standalone, or a
+// Sentinel failover client from redis.NewFailoverClient) or a
+// *redis.ClusterClient. A *redis.Ring is refused: its shards are not one
+// store. New fails with ErrInvalid for a nil or Ring client or a bad
+// option; it does not contact the server.
+//
+// The client stays the caller's: Close does not close it unless
+// WithOwnedClient is given. For context deadlines to bound calls, the
+// client needs ContextTimeoutEnabled (clients opened from a URL have it);
+// without it a call whose server stalls lasts the client's ReadTimeout.
+// The backend never lets go-redis retry its scripts (a retry after a lost
+// reply could count a hold twice), whatever the client's MaxRetries.
+func New(client redis.UniversalClient, opts ...Option) (*Backend, error) {
+	if client == nil {
+		return nil, fmt.Errorf("redislocker: %w: nil client", locker.ErrInvalid)
+	}
+	if _, ok := client.(*redis.Ring); ok {
+		return nil, fmt.Errorf("redislocker: %w: a redis.Ring is not supported (its shards are independent stores)", locker.ErrInvalid)
+	}
+	cfg := config{prefix: DefaultPrefix, fenceLinger: DefaultFenceLinger}
+	for _, opt := range opts {
+		if err := opt(&cfg); err != nil {
+			return nil, fmt.Errorf("redislocker: %w", err)
+		}
+	}
+	b := &Backend{client: client, cfg: cfg, publish: "PUBLISH"}
+	if c, ok := client.(*redis.ClusterClient); ok {
+		b.cluster, b.publish = c, "SPUBLISH"
+	}
+	b.notify = newNotifier(b)
+	return b, nil
+}
+
+// Client returns the go-redis client the backend uses.
+func (b *Backend) Client() redis.UniversalClient { return b.client }
+
+// Prefix returns the key prefix.
+func (b *Backend) Prefix() string { return b.cfg.prefix }
+
+// Close waits for the calls in progress, stops the backend's pub/sub
+// connections and their goroutines, and closes the client if the backend
+// owns it (WithOwnedClient, or opened from a URL). Locks stay on the server
+// until their leases end. Calls after Close return locker.ErrClosed;
+// closing twice is harmless.
+func (b *Backend) Close() error {
+	b.closeOnce.Do(func() {
+		b.mu.Lock()
+		b.closed = true
+		b.mu.Unlock()
+		b.inflight.Wait()
+		b.notify.close()
+		if b.cfg.ownsClient {
+			b.closeErr = b.client.Close()
+		}
+	})
+	return b.closeErr
+}
+
+// keys returns the Redis names of lock key.
+func (b *Backend) keys(key string) keys { return keysFor(b.cfg.prefix, key, b.cluster != nil) }
+
+// enter starts a call: it returns ErrClosed after Close, and otherwise
+// counts the call until exit, so Close can wait for it.
+func (b *Backend) enter(op, key string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return fmt.Errorf("redislocker: %s %q: %w", op, key, locker.ErrClosed)
+	}
+	b.inflight.Add(1)
+	return nil
+}
+
+// exit ends a call started by enter.
+func (b *Backend) exit() { b.inflight.Done() }
+
+// begin is enter after checking the arguments: it returns ErrInvalid for
+// bad ones. The caller must call exit when begin returns nil.
+func (b *Backend) begin(op, key, owner string, ttl time.Duration, needsTTL bool) error {
+	if err := check(op, key, owner, ttl, needsTTL); err != nil {
+		return err
+	}
+	return b.enter(op, key)
+}
+
+// check returns ErrInvalid for bad arguments.
+func check(op, key, owner string, ttl time.Duration, needsTTL bool) error {
+	switch {
+	case key == "":
+		return fmt.Errorf("redislocker: %s: %w: empty key", op, locker.ErrInvalid)
+	case owner == "":
+		return fmt.Errorf("redislocker: %s %q: %w: empty owner", op, key, locker.ErrInvalid)
+	case needsTTL && ttl <= 0:
+		return fmt.Errorf("redislocker: %s %q: %w: non-positive lease %v", op, key, locker.ErrInvalid, ttl)
+	}
+	return nil
+}
+
+// failed wraps an error from the server or the connection. A closed client
+// never sent the command, so that is ErrClosed; anything else leaves the
+// operation's outcome unknown and is none of the sentinels.
+func (b *Backend) failed(op, key string, err error) error {
+	if errors.Is(err, redis.ErrClosed) {
+		return fmt.Errorf("redislocker: %s %q: %w (%v)", op, key, locker.ErrClosed, err)
+	}
+	return fmt.Errorf("redislocker: %s %q: outcome unknown: %w", op, key, err)
+}
+
+// millis converts a lease to whole milliseconds, rounding up so a lease is
+// never shorter than asked.
+func millis(d time.Duration) int64 {
+	return int64((d + time.Millisecond - 1) / time.Millisecond)
+}
+
+// TryLock implements locker.Backend. With WithReplicaAck it also waits for
+// the replicas, and fails with ErrReplicaAck (having released the hold)
+// when too few acknowledge.
+func (b *Backend) TryLock(ctx context.Context, key, owner string, ttl time.Duration) (locker.Grant, error) {
+	if err := b.begin("trylock", key, owner, ttl, true); err != nil {
+		return locker.Grant{}, err
+	}
+	defer b.exit()
+	k := b.keys(key)
+	keys := []string{k.lock, k.fence, k.marker}
+	args := []any{owner, millis(ttl), millis(b.cfg.fenceLinger)}
+	if b.cfg.replicas > 0 {
+		return b.tryLockAcked(ctx, key, owner, k, keys, args)
+	}
+	reply, err := tryLockScript.run(ctx, b.client, keys, args...)
+	if err != nil {
+		return locker.Grant{}, b.failed("trylock", key, err)
+	}
+	g, err := parseGrant(reply)
+	if err != nil {
+		return locker.Grant{}, b.failed("trylock", key, err)
+	}
+	return g, nil
+}
+
+// parseGrant reads the reply of tryLockSrc.
+func parseGrant(reply any) (locker.Grant, error) {
+	r, err := replyArray(reply, 5)
+	if err != nil {
+		return locker.Grant{}, err
+	}
+	acquired, err1 := replyInt(r[0])
+	holds, err2 := replyInt(r[1])
+	token, err3 := replyToken(r[2])
+	pttl, err4 := replyInt(r[3])
+	up, err5 := replyInt(r[4])
+	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
+		return locker.Grant{}, fmt.Errorf("malformed script reply %v: %w", reply, err)
+	}
+	if acquired != 1 {
+		return locker.Grant{Remaining: remaining(pttl), Uptime: uptime(up)}, nil
+	}
+	return locker.Grant{Acquired: true, Holds: int(holds), Token: token, Uptime: uptime(up)}, nil
+}
+
+// uptime converts the script's uptime in milliseconds to Grant.Uptime: at
+// least a nanosecond when known, 0 when the script did not say.
+func uptime(ms int64) time.Duration {
+	if ms < 0 {
+		return 0
+	}
+	return max(time.Duration(ms)*time.Millisecond, time.Nanosecond)
+}
+
+// Unlock implements locker.Backend. The final release publishes on the
+// lock's channel.
+func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
+	if err := b.begin("unlock", key, owner, 0, false); err != nil {
+		return err
+	}
+	defer b.exit()
+	return b.unlock(ctx, key, owner)
+}
+
+func (b *Backend) unlock(ctx context.Context, key, owner string) error {
+	k := b.keys(key)
+	reply, err := unlockScript.run(ctx, b.client, []string{k.lock, k.fence},
+		owner, k.channel, b.publish, millis(b.cfg.fenceLinger))
+	if err != nil {
+		return b.failed("unlock", key, err)
+	}
+	left, err := replyInt(reply)
+	if err != nil {
+		return b.failed("unlock", key, err)
+	}
+	if left < 0 {
+		return fmt.Errorf("redislocker: unlock %q: %w", key, locker.ErrNotHeld)
+	}
+	return nil
+}
+
+// Expire implements locker.Backend.
+func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Duration) error {
+	if err := b.begin("expire", key, owner, ttl, true); err != nil {
+		return err
+	}
+	defer b.exit()
+	k := b.keys(key)
+	reply, err := expireScript.run(ctx, b.client, []string{k.lock, k.fence},
+		owner, millis(ttl), millis(b.cfg.fenceLinger))
+	if err != nil {
+		return b.failed("expire", key, err)
+	}
+	ok, err := replyInt(reply)
+	if err != nil {
+		return b.failed("expire", key, err)
+	}
+	if ok != 1 {
+		return fmt.Errorf("redislocker: expire %q: %w", key, locker.ErrNotHeld)
+	}
+	return nil
+}
+
+// remaining converts a PTTL reply to a lease; -1 (no expiry) and -2 (no
+// key) are unknown.
+func remaining(pttl int64) time.Duration {
+	if pttl <= 0 {
+		return 0
+	}
+	return time.Duration(pttl) * time.Millisecond
+}
+
+func replyArray(reply any, n int) ([]any, error) {
+	r, ok := reply.([]any)
+	if !ok || len(r) != n {
+		return nil, fmt.Errorf("malformed script reply %v: want an array of %d", reply, n)
+	}
+	return r, nil
+}
+
+func replyInt(v any) (int64, error) {
+	switch v := v.(type) {
+	case int64:
+		return v, nil
+	case string:
+		return strconv.ParseInt(v, 10, 64)
+	}
+	return 0, fmt.Errorf("malformed script reply %v: want an integer", v)
+}
+
+func replyToken(v any) (uint64, error) {
+	switch v := v.(type) {
+	case string:
+		return strconv.ParseUint(v, 10, 64)
+	case int64:
+		if v >= 0 {
+			return uint64(v), nil
+		}
+	}
+	return 0, fmt.Errorf("malformed token %v", v)
+}
+
+func replyString(v any) (string, error) {
+	s, ok := v.(string)
+	if !ok {
+		return "", fmt.Errorf("malformed script reply %v: want a string", v)
+	}
+	return s, nil
+}

@@ -1,0 +1,119 @@
+package redislocker_test
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/distlock/distlock/backends/redislocker"
+	"github.com/distlock/distlock/internal/redistest"
+	"github.com/distlock/distlock/locker"
+)
+
+func TestNewRejectsBadInput(t *testing.T) {
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	defer client.Close()
+	ring := redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"a": "127.0.0.1:1"}})
+	defer ring.Close()
+	cases := []struct {
+		name   string
+		client redis.UniversalClient
+		opts   []redislocker.Option
+	}{
+		{"nil client", nil, nil},
+		{"ring", ring, nil},
+		{"prefix with an opening brace", client, []redislocker.Option{redislocker.WithPrefix("a{b")}},
+		{"prefix with a closing brace", client, []redislocker.Option{redislocker.WithPrefix("}")}},
+		{"no replicas", client, []redislocker.Option{redislocker.WithReplicaAck(0, time.Second)}},
+		{"no ack timeout", client, []redislocker.Option{redislocker.WithReplicaAck(1, 0)}},
+		{"short fence linger", client, []redislocker.Option{redislocker.WithFenceLinger(time.Millisecond)}},
+	}
+	for _, c := range cases {
+		b, err := redislocker.New(c.client, c.opts...)
+		assert.ErrorIs(t, err, locker.ErrInvalid, c.name)
+		assert.Nil(t, b, c.name)
+	}
+}
+
+func TestCloseLeavesTheCallersClientOpen(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	client := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer client.Close()
+	b, err := redislocker.New(client)
+	require.NoError(t, err)
+	stop, err := b.Watch(ctx, "k", func() {})
+	require.NoError(t, err)
+	require.NoError(t, b.Close())
+	stop() // stopping a watch after Close is harmless
+	assert.NoError(t, client.Ping(ctx).Err(), "the caller's client outlives the backend")
+
+	o := locker.NewOwner()
+	_, err = b.TryLock(ctx, "k", o, time.Minute)
+	assert.ErrorIs(t, err, locker.ErrClosed)
+	assert.ErrorIs(t, b.Unlock(ctx, "k", o), locker.ErrClosed)
+	assert.ErrorIs(t, b.Expire(ctx, "k", o, time.Minute), locker.ErrClosed)
+	_, err = b.Inspect(ctx, "k")
+	assert.ErrorIs(t, err, locker.ErrClosed)
+	_, err = b.ForceUnlock(ctx, "k")
+	assert.ErrorIs(t, err, locker.ErrClosed)
+	_, err = b.Watch(ctx, "k", func() {})
+	assert.ErrorIs(t, err, locker.ErrClosed)
+	assert.NoError(t, b.Close(), "closing twice")
+}
+
+func TestClosedClientIsErrClosed(t *testing.T) {
+	srv := redistest.Start(t)
+	client := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	b, err := redislocker.New(client)
+	require.NoError(t, err)
+	defer b.Close()
+	require.NoError(t, client.Close())
+	_, err = b.TryLock(context.Background(), "k", locker.NewOwner(), time.Minute)
+	assert.ErrorIs(t, err, locker.ErrClosed, "a closed client sends nothing: no unknown state")
+}
+
+func TestPrefixesAreSeparateNamespaces(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	a := newBackend(t, srv.Addr(), redislocker.WithPrefix("app-a"))
+	b := newBackend(t, srv.Addr(), redislocker.WithPrefix("app-b"))
+	g, err := a.TryLock(ctx, "shared-name", locker.NewOwner(), time.Minute)
+	require.NoError(t, err)
+	require.True(t, g.Acquired)
+	g, err = b.TryLock(ctx, "shared-name", locker.NewOwner(), time.Minute)
+	require.NoError(t, err)
+	assert.True(t, g.Acquired, "another prefix is another lock")
+	n, err := srv.Do("EXISTS", "app-a:{shared-name}", "app-b:{shared-name}")
+	require.NoError(t, err)
+	assert.EqualValues(t, 2, n)
+}
+
+// TestStoredAsRedisson checks the data model: one hash field, owner →
+// hold count, with the lease as the hash's expiry.
+func TestStoredAsRedisson(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	b := newBackend(t, srv.Addr())
+	o := locker.NewOwner()
+	for range 2 {
+		_, err := b.TryLock(ctx, "model", o, 30*time.Second)
+		require.NoError(t, err)
+	}
+	fields, err := srv.Do("HGETALL", "distlock:{model}")
+	require.NoError(t, err)
+	assert.Equal(t, []any{o, "2"}, fields)
+	ttl, err := srv.Do("PTTL", "distlock:{model}")
+	require.NoError(t, err)
+	assert.InDelta(t, 30000, ttl, 1000)
+	st, err := b.Inspect(ctx, "model")
+	require.NoError(t, err)
+	token, err := srv.Do("GET", "distlock:{model}:fence")
+	require.NoError(t, err)
+	assert.Equal(t, strconv.FormatUint(st.Token, 10), token, "the fencing counter holds the current token")
+}

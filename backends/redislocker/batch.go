@@ -1,0 +1,117 @@
+package redislocker
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/distlock/distlock/locker"
+)
+
+// batchChunk is the most renewals one batch-expire script call carries, so
+// that no single call holds the server for long.
+const batchChunk = 256
+
+// batchCall is one batch-expire script call: renewals of one Cluster slot.
+type batchCall struct {
+	index []int // positions in the caller's renewals
+	keys  []string
+	args  []any
+	cmd   onceCmd
+}
+
+// ExpireBatch implements locker.BatchExpirer. Renewals are grouped by
+// Cluster slot (all together on a standalone server) into batch-expire
+// script calls of up to 256 locks, and all calls go out in one pipeline: a
+// round trip per server, whatever the number of locks. Each renewal gets
+// nil, an error wrapping locker.ErrNotHeld, ErrInvalid for bad input, or an
+// unknown-state error when its call failed.
+func (b *Backend) ExpireBatch(ctx context.Context, renewals []locker.Renewal) []error {
+	errs := make([]error, len(renewals))
+	if len(renewals) == 0 {
+		return errs
+	}
+	if err := b.enter("expire", renewals[0].Key); err != nil {
+		for i := range errs {
+			errs[i] = err
+		}
+		return errs
+	}
+	defer b.exit()
+	bySlot := make(map[int]*batchCall)
+	var calls []*batchCall
+	for i, r := range renewals {
+		if err := check("expire", r.Key, r.Owner, r.TTL, true); err != nil {
+			errs[i] = err
+			continue
+		}
+		k := b.keys(r.Key)
+		slot := 0
+		if b.cluster != nil {
+			slot = k.slot
+		}
+		c := bySlot[slot]
+		if c == nil || len(c.index) == batchChunk {
+			c = &batchCall{args: []any{millis(b.cfg.fenceLinger)}}
+			bySlot[slot] = c
+			calls = append(calls, c)
+		}
+		c.index = append(c.index, i)
+		c.keys = append(c.keys, k.lock, k.fence)
+		c.args = append(c.args, r.Owner, millis(r.TTL))
+	}
+	b.runBatch(ctx, calls, true)
+	var again []*batchCall
+	for _, c := range calls {
+		if isNoScript(c.cmd.Err()) {
+			again = append(again, c)
+		}
+	}
+	if len(again) > 0 {
+		b.runBatch(ctx, again, false)
+	}
+	for _, c := range calls {
+		b.settleBatch(c, renewals, errs)
+	}
+	return errs
+}
+
+// runBatch sends calls in one pipeline (go-redis splits a Cluster pipeline
+// by node).
+func (b *Backend) runBatch(ctx context.Context, calls []*batchCall, byHash bool) {
+	if len(calls) == 0 {
+		return
+	}
+	pipe := b.client.Pipeline()
+	for _, c := range calls {
+		c.cmd = expireBatchScript.command(ctx, byHash, c.keys, c.args...)
+		_ = pipe.Process(ctx, c.cmd)
+	}
+	_, _ = pipe.Exec(ctx) // per-command errors are read below
+}
+
+// settleBatch turns one call's reply into the errors of its renewals.
+func (b *Backend) settleBatch(c *batchCall, renewals []locker.Renewal, errs []error) {
+	fail := func(err error) {
+		for _, i := range c.index {
+			errs[i] = b.failed("expire", renewals[i].Key, err)
+		}
+	}
+	if err := c.cmd.Err(); err != nil {
+		fail(err)
+		return
+	}
+	r, err := replyArray(c.cmd.Val(), len(c.index))
+	if err != nil {
+		fail(err)
+		return
+	}
+	for j, i := range c.index {
+		ok, err := replyInt(r[j])
+		switch {
+		case err != nil:
+			errs[i] = b.failed("expire", renewals[i].Key, err)
+		case ok != 1:
+			errs[i] = fmt.Errorf("redislocker: expire %q: %w", renewals[i].Key, locker.ErrNotHeld)
+		}
+	}
+}

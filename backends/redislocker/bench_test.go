@@ -1,0 +1,149 @@
+package redislocker_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/distlock/distlock/backends/redislocker"
+	"github.com/distlock/distlock/internal/redistest"
+	"github.com/distlock/distlock/locker"
+)
+
+// BenchmarkBackendTryLockUnlock is one uncontended acquisition and release
+// at the backend level: two script calls, two round trips.
+func BenchmarkBackendTryLockUnlock(b *testing.B) {
+	srv := redistest.Start(b)
+	bk := newBackend(b, srv.Addr())
+	ctx := context.Background()
+	owner := locker.NewOwner()
+	for b.Loop() {
+		g, err := bk.TryLock(ctx, "bench", owner, time.Minute)
+		if err != nil || !g.Acquired {
+			b.Fatalf("trylock: %v %+v", err, g)
+		}
+		if err := bk.Unlock(ctx, "bench", owner); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkBackendTryLockUnlockCluster is the same on a 3-master Cluster.
+func BenchmarkBackendTryLockUnlockCluster(b *testing.B) {
+	cluster := redistest.StartCluster(b, 3)
+	client := redis.NewClusterClient(&redis.ClusterOptions{Addrs: cluster.Addrs(), ContextTimeoutEnabled: true})
+	bk, err := redislocker.New(client, redislocker.WithOwnedClient())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer bk.Close()
+	ctx := context.Background()
+	owner := locker.NewOwner()
+	for b.Loop() {
+		if _, err := bk.TryLock(ctx, "bench", owner, time.Minute); err != nil {
+			b.Fatal(err)
+		}
+		if err := bk.Unlock(ctx, "bench", owner); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkMutexLockUnlock is one uncontended Lock and Unlock through a
+// Mutex, with a fixed lease and with the watchdog.
+func BenchmarkMutexLockUnlock(b *testing.B) {
+	srv := redistest.Start(b)
+	bk := newBackend(b, srv.Addr())
+	ctx := context.Background()
+	for _, mode := range []struct {
+		name string
+		opts []locker.LockOption
+	}{
+		{"FixedLease", []locker.LockOption{locker.WithLease(time.Minute)}},
+		{"Watchdog", nil},
+	} {
+		b.Run(mode.name, func(b *testing.B) {
+			m, err := locker.New(bk, "bench-mutex-"+mode.name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				l, err := m.Lock(ctx, mode.opts...)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := l.Unlock(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkContended has several goroutines, each with a Mutex of its own
+// owner, take turns on one key; waiters sleep until the release message.
+// One op is one acquisition and release by some goroutine.
+func BenchmarkContended(b *testing.B) {
+	srv := redistest.Start(b)
+	ctx := context.Background()
+	for _, workers := range []int{4, 16} {
+		b.Run(fmt.Sprint("Goroutines", workers), func(b *testing.B) {
+			key := fmt.Sprint("contended-", workers)
+			bks := make([]*redislocker.Backend, workers)
+			for i := range bks {
+				bks[i] = newBackend(b, srv.Addr())
+			}
+			b.SetParallelism((workers + 1) / 2) // GOMAXPROCS is 2 on CI machines
+			next := make(chan int, workers*4)
+			for i := range cap(next) {
+				next <- i % workers
+			}
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				m, err := locker.New(bks[<-next], key)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				for pb.Next() {
+					l, err := m.Lock(ctx, locker.WithLease(time.Minute))
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					if err := l.Unlock(ctx); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkExpireBatch renews 1,000 held locks in one ExpireBatch call.
+func BenchmarkExpireBatch(b *testing.B) {
+	srv := redistest.Start(b)
+	bk := newBackend(b, srv.Addr())
+	ctx := context.Background()
+	owner := locker.NewOwner()
+	renewals := make([]locker.Renewal, 1000)
+	for i := range renewals {
+		key := fmt.Sprint("bench-batch/", i)
+		if _, err := bk.TryLock(ctx, key, owner, time.Minute); err != nil {
+			b.Fatal(err)
+		}
+		renewals[i] = locker.Renewal{Key: key, Owner: owner, TTL: time.Minute}
+	}
+	for b.Loop() {
+		for _, err := range bk.ExpireBatch(ctx, renewals) {
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "ns/renewal")
+}

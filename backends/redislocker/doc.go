@@ -1,0 +1,95 @@
+// Package redislocker is distlock's Redis backend: locks on a standalone
+// Redis, a Sentinel-managed master or a Redis Cluster, through a go-redis
+// v9 client the program passes in (New) or a URL (locker.Open).
+//
+// # Data model
+//
+// A lock named name is a hash "prefix:{name}" whose one field maps the
+// owner to its hold count, as Redisson stores it, with the lease as the
+// hash's expiry. Beside it live "prefix:{name}:fence", the last fencing
+// token handed out, and the channel "prefix:{name}:released", which gets a
+// message at every release. The name inside the braces is escaped (bytes
+// outside printable ASCII, '{', '}' and '%' become %XX), so any name makes a
+// well-formed hash tag, different names never share keys, and a Cluster
+// keeps a lock's keys and channel in one slot. A key "prefix:booted" (on a
+// Cluster one per slot in use, "prefix:{slot-…}:booted") records the
+// server's boot time for Grant.Uptime. Every operation is one Lua script
+// (EVALSHA, falling back to EVAL after a restart or SCRIPT FLUSH).
+//
+// # Guarantees
+//
+// Leases are exact to the millisecond. Fencing tokens rise strictly from
+// holder to holder and stay the same on re-entry: a new token is the larger
+// of the last one plus one and the server's clock in microseconds, so tokens
+// keep rising when the counter is lost (a restart without persistence, a
+// failover to a replica that missed it), as long as the servers' clocks
+// agree and do not step back. What Redis cannot give, this package does not claim: replication is
+// asynchronous, so a failover can lose a lock that was acknowledged to its
+// holder, unless WithReplicaAck made the acquisition wait for replicas (and
+// even then only the acknowledging replicas have it); a restart without
+// persistence loses every lock. Protect the resource with the fencing token.
+//
+// A grant for a fresh acquisition reports in Grant.Uptime how long the
+// server has kept its lock data: its uptime after a restart without
+// persistence (which loses the locks), and the time since it first served
+// locks when it persists them. RedLock's restart guard reads it.
+//
+// Release notification (locker.Notifier) uses one pub/sub connection per
+// backend on a standalone server (SUBSCRIBE/PUBLISH), and one per hash slot
+// in use on a Cluster (sharded pub/sub, SSUBSCRIBE/SPUBLISH, Redis 7 or
+// later). After a lost connection the backend resubscribes and calls every
+// watcher once, since releases may have been missed.
+//
+// Renewals (locker.BatchExpirer) of many locks go out as batch scripts in
+// one pipeline: one round trip per server.
+//
+// # Clients
+//
+// New takes the program's own client, which Close leaves open (unless
+// WithOwnedClient). Context deadlines bound calls only when the client has
+// ContextTimeoutEnabled; otherwise its ReadTimeout does. A redis.Ring is not
+// supported: its shards are independent stores (combine them with package
+// redlock instead).
+//
+// # URLs
+//
+// Importing the package registers these schemes with locker.Open:
+//
+//	redis://[user:password@]host:port[/db][?params]
+//	rediss://...                          (TLS)
+//	redis+cluster://[user:password@]host:port[,host:port...][?params]
+//	rediss+cluster://...                  (TLS)
+//	redis+sentinel://[user:password@]host:port[,host:port...]/master[/db][?params]
+//	rediss+sentinel://...                 (TLS)
+//
+// The host list of redis+cluster names seed nodes; that of redis+sentinel
+// names the sentinels, and the first path element the monitored master.
+// The user and password are those of the Redis servers (for a Sentinel
+// setup, of the master and replicas; the sentinels are reached without a
+// password: make the client yourself with redis.NewFailoverClient when
+// they need one). A host without a port gets 6379.
+//
+// This package's own parameters are:
+//
+//	prefix=P                 key prefix (WithPrefix; default "distlock")
+//	replica_ack=N            replicas that must acknowledge an acquisition (WithReplicaAck)
+//	replica_ack_timeout=D    how long to wait for them (a Go duration, default 100ms)
+//	fence_linger=D           how long fencing counters outlive their lock (WithFenceLinger)
+//
+// Every other parameter goes to go-redis's own URL parser (redis.ParseURL,
+// redis.ParseClusterURL, redis.ParseFailoverURL: dial_timeout, read_timeout,
+// pool_size, ...), which rejects unknown ones; so does this package. A
+// password may not be given as a parameter. Clients opened from a URL honour
+// context deadlines (ContextTimeoutEnabled) and are closed by the backend's
+// Close. Errors never contain the password.
+//
+// # Errors
+//
+// Refused acquisitions are not errors (Grant.Acquired is false). Unlock and
+// Expire by a non-holder return errors wrapping locker.ErrNotHeld; bad input
+// locker.ErrInvalid; calls after Close locker.ErrClosed. An acquisition that
+// too few replicas acknowledged returns ErrReplicaAck, after releasing the
+// hold. Any other error (a timeout, a lost connection, a server error)
+// leaves the outcome unknown: the operation may have run. The backend never
+// lets go-redis retry a script, which could count a hold twice.
+package redislocker

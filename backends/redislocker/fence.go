@@ -1,0 +1,58 @@
+package redislocker
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/distlock/distlock/locker"
+)
+
+// The Fence operation, for combinators (packages multilock and redlock):
+// kept in a file of its own.
+
+var _ locker.Fencer = (*Backend)(nil)
+
+// fenceSrc: KEYS lock, fence; ARGV owner, token (decimal string), counter
+// linger ms. Raises the fencing counter, which is also the token of the
+// present hold, to the token if the owner holds the lock. Returns 1, or 0
+// when the owner does not hold it.
+const fenceSrc = `
+local lock, fence = KEYS[1], KEYS[2]
+if redis.call('HEXISTS', lock, ARGV[1]) == 0 then return 0 end
+local have = tonumber(redis.call('GET', fence))
+if not have or have < tonumber(ARGV[2]) then
+	local keep = math.max(redis.call('PTTL', lock), tonumber(ARGV[3]))
+	redis.call('SET', fence, ARGV[2], 'PX', keep)
+end
+return 1
+`
+
+var fenceScript = newScript(fenceSrc)
+
+// Fence implements locker.Fencer: it raises the fencing counter of key,
+// which is the token of the present hold, to at least token, if owner holds
+// key. It returns ErrNotHeld, changing nothing, otherwise.
+func (b *Backend) Fence(ctx context.Context, key, owner string, token uint64) error {
+	if err := b.begin("fence", key, owner, 0, false); err != nil {
+		return err
+	}
+	defer b.exit()
+	if token == 0 {
+		return fmt.Errorf("redislocker: fence %q: %w: zero token", key, locker.ErrInvalid)
+	}
+	k := b.keys(key)
+	reply, err := fenceScript.run(ctx, b.client, []string{k.lock, k.fence},
+		owner, strconv.FormatUint(token, 10), millis(b.cfg.fenceLinger))
+	if err != nil {
+		return b.failed("fence", key, err)
+	}
+	ok, err := replyInt(reply)
+	if err != nil {
+		return b.failed("fence", key, err)
+	}
+	if ok != 1 {
+		return fmt.Errorf("redislocker: fence %q: %w", key, locker.ErrNotHeld)
+	}
+	return nil
+}

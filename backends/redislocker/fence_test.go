@@ -1,0 +1,45 @@
+package redislocker_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/distlock/distlock/internal/redistest"
+	"github.com/distlock/distlock/locker"
+)
+
+// TestFence raises the token of a hold: re-entry returns the raised
+// token, the next holder gets a higher one, and only the holder may raise
+// it.
+func TestFence(t *testing.T) {
+	srv := redistest.Start(t)
+	b := newBackend(t, srv.Addr())
+	ctx := context.Background()
+
+	g, err := b.TryLock(ctx, "k", "o", time.Minute)
+	require.NoError(t, err)
+	raised := g.Token + 1_000_000_000
+	assert.ErrorIs(t, b.Fence(ctx, "k", "other", raised), locker.ErrNotHeld, "a non-holder's fence")
+	assert.ErrorIs(t, b.Fence(ctx, "free", "o", raised), locker.ErrNotHeld, "fencing a free key")
+	assert.ErrorIs(t, b.Fence(ctx, "k", "o", 0), locker.ErrInvalid)
+	require.NoError(t, b.Fence(ctx, "k", "o", raised))
+	require.NoError(t, b.Fence(ctx, "k", "o", g.Token), "a lower token leaves the counter alone")
+
+	again, err := b.TryLock(ctx, "k", "o", time.Minute)
+	require.NoError(t, err)
+	assert.Equal(t, raised, again.Token, "re-entry returns the raised token")
+	st, err := b.Inspect(ctx, "k")
+	require.NoError(t, err)
+	assert.Equal(t, raised, st.Token)
+	assert.Greater(t, st.Remaining, 50*time.Second, "fencing leaves the lease alone")
+	require.NoError(t, b.Unlock(ctx, "k", "o"))
+	require.NoError(t, b.Unlock(ctx, "k", "o"))
+
+	next, err := b.TryLock(ctx, "k", "n", time.Minute)
+	require.NoError(t, err)
+	assert.Greater(t, next.Token, raised, "the next holder's token exceeds the raised one")
+}

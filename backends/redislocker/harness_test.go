@@ -1,0 +1,196 @@
+package redislocker_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/distlock/distlock/backends/redislocker"
+	"github.com/distlock/distlock/internal/redistest"
+	"github.com/distlock/distlock/internal/tcpproxy"
+	"github.com/distlock/distlock/locker"
+)
+
+// proxyDialer routes one client's connections through TCP proxies, one per
+// server address, so a test can cut that client off every server (a
+// Cluster client dials the addresses the cluster reports).
+type proxyDialer struct {
+	mu      sync.Mutex
+	proxies map[string]*tcpproxy.Proxy
+	cut     bool
+	closed  bool
+}
+
+func newProxyDialer() *proxyDialer {
+	return &proxyDialer{proxies: make(map[string]*tcpproxy.Proxy)}
+}
+
+func (d *proxyDialer) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil, fmt.Errorf("dialer closed")
+	}
+	p := d.proxies[addr]
+	if p == nil {
+		var err error
+		if p, err = tcpproxy.Start(addr); err != nil {
+			d.mu.Unlock()
+			return nil, err
+		}
+		if d.cut {
+			p.Cut()
+		}
+		d.proxies[addr] = p
+	}
+	d.mu.Unlock()
+	var nd net.Dialer
+	return nd.DialContext(ctx, network, p.Addr())
+}
+
+// each applies f to every proxy, under the lock.
+func (d *proxyDialer) each(f func(*tcpproxy.Proxy)) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, p := range d.proxies {
+		f(p)
+	}
+}
+
+func (d *proxyDialer) partition() {
+	d.mu.Lock()
+	d.cut = true
+	d.mu.Unlock()
+	d.each((*tcpproxy.Proxy).Cut)
+}
+
+func (d *proxyDialer) heal() {
+	d.mu.Lock()
+	d.cut = false
+	d.mu.Unlock()
+	d.each((*tcpproxy.Proxy).Heal)
+}
+
+func (d *proxyDialer) close() {
+	d.mu.Lock()
+	d.closed = true
+	d.mu.Unlock()
+	d.each(func(p *tcpproxy.Proxy) { _ = p.Close() })
+}
+
+// harness serves clients of one Redis deployment, each behind proxies of
+// its own.
+type harness struct {
+	newClient func(dial func(context.Context, string, string) (net.Conn, error)) redis.UniversalClient
+
+	mu      sync.Mutex
+	dialers map[locker.Backend]*proxyDialer
+}
+
+func newHarness(newClient func(dial func(context.Context, string, string) (net.Conn, error)) redis.UniversalClient) *harness {
+	return &harness{newClient: newClient, dialers: make(map[locker.Backend]*proxyDialer)}
+}
+
+func (h *harness) NewBackend(context.Context) (locker.Backend, error) {
+	d := newProxyDialer()
+	b, err := redislocker.New(h.newClient(d.dial), redislocker.WithOwnedClient())
+	if err != nil {
+		d.close()
+		return nil, err
+	}
+	h.mu.Lock()
+	h.dialers[b] = d
+	h.mu.Unlock()
+	return b, nil
+}
+
+func (h *harness) Granularity() time.Duration { return time.Millisecond }
+
+func (h *harness) dialer(b locker.Backend) (*proxyDialer, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	d, ok := h.dialers[b]
+	if !ok {
+		return nil, fmt.Errorf("not a backend of this harness: %T", b)
+	}
+	return d, nil
+}
+
+func (h *harness) Partition(b locker.Backend) error {
+	d, err := h.dialer(b)
+	if err != nil {
+		return err
+	}
+	d.partition()
+	return nil
+}
+
+func (h *harness) Heal(b locker.Backend) error {
+	d, err := h.dialer(b)
+	if err != nil {
+		return err
+	}
+	d.heal()
+	return nil
+}
+
+func (h *harness) Close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for b, d := range h.dialers {
+		_ = b.Close()
+		d.close()
+	}
+}
+
+// standaloneClient returns a client factory for one server.
+func standaloneClient(addr string) func(func(context.Context, string, string) (net.Conn, error)) redis.UniversalClient {
+	return func(dial func(context.Context, string, string) (net.Conn, error)) redis.UniversalClient {
+		return redis.NewClient(&redis.Options{Addr: addr, Dialer: dial, ContextTimeoutEnabled: true})
+	}
+}
+
+// clusterClient returns a client factory for a cluster.
+func clusterClient(addrs []string) func(func(context.Context, string, string) (net.Conn, error)) redis.UniversalClient {
+	return func(dial func(context.Context, string, string) (net.Conn, error)) redis.UniversalClient {
+		return redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, Dialer: dial, ContextTimeoutEnabled: true})
+	}
+}
+
+// newBackend returns a backend on a direct client of addr, closed with the
+// test.
+func newBackend(t testing.TB, addr string, opts ...redislocker.Option) *redislocker.Backend {
+	t.Helper()
+	client := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
+	b, err := redislocker.New(client, append(opts, redislocker.WithOwnedClient())...)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.Close() })
+	return b
+}
+
+// newClusterBackend returns a backend on a Cluster client, closed with the
+// test.
+func newClusterBackend(t testing.TB, addrs []string, opts ...redislocker.Option) *redislocker.Backend {
+	t.Helper()
+	client := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, ContextTimeoutEnabled: true})
+	b, err := redislocker.New(client, append(opts, redislocker.WithOwnedClient())...)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.Close() })
+	return b
+}
+
+// proxiedBackend returns a backend whose client reaches srv through a
+// proxy the test controls.
+func proxiedBackend(t testing.TB, srv *redistest.Server, opts ...redislocker.Option) (*redislocker.Backend, *tcpproxy.Proxy) {
+	t.Helper()
+	p, err := tcpproxy.Start(srv.Addr())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	return newBackend(t, p.Addr(), opts...), p
+}

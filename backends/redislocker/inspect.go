@@ -1,0 +1,68 @@
+package redislocker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/distlock/distlock/locker"
+)
+
+// Inspect implements locker.Inspector: the holder, its hold count and
+// remaining lease, and the lock's current fencing token (kept after the
+// release for the fence linger).
+func (b *Backend) Inspect(ctx context.Context, key string) (locker.State, error) {
+	if err := b.begin("inspect", key, "-", 0, false); err != nil {
+		return locker.State{}, err
+	}
+	defer b.exit()
+	k := b.keys(key)
+	reply, err := inspectScript.run(ctx, b.client, []string{k.lock, k.fence})
+	if err != nil {
+		return locker.State{}, b.failed("inspect", key, err)
+	}
+	st, err := parseState(reply)
+	if err != nil {
+		return locker.State{}, b.failed("inspect", key, err)
+	}
+	return st, nil
+}
+
+func parseState(reply any) (locker.State, error) {
+	r, err := replyArray(reply, 5)
+	if err != nil {
+		return locker.State{}, err
+	}
+	held, err1 := replyInt(r[0])
+	owner, err2 := replyString(r[1])
+	holds, err3 := replyInt(r[2])
+	pttl, err4 := replyInt(r[3])
+	token, err5 := replyToken(r[4])
+	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
+		return locker.State{}, fmt.Errorf("malformed script reply %v: %w", reply, err)
+	}
+	if held != 1 {
+		return locker.State{Token: token}, nil
+	}
+	return locker.State{Held: true, Owner: owner, Holds: int(holds), Remaining: remaining(pttl), Token: token}, nil
+}
+
+// ForceUnlock implements locker.ForceUnlocker: it deletes the lock
+// whoever holds it and publishes the release.
+func (b *Backend) ForceUnlock(ctx context.Context, key string) (bool, error) {
+	if err := b.begin("forceunlock", key, "-", 0, false); err != nil {
+		return false, err
+	}
+	defer b.exit()
+	k := b.keys(key)
+	reply, err := forceUnlockScript.run(ctx, b.client, []string{k.lock, k.fence},
+		k.channel, b.publish, millis(b.cfg.fenceLinger))
+	if err != nil {
+		return false, b.failed("forceunlock", key, err)
+	}
+	n, err := replyInt(reply)
+	if err != nil {
+		return false, b.failed("forceunlock", key, err)
+	}
+	return n == 1, nil
+}

@@ -1,0 +1,214 @@
+package redislocker
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/distlock/distlock/locker"
+)
+
+// subscribeTimeout bounds a SUBSCRIBE or UNSUBSCRIBE sent for a watcher.
+const subscribeTimeout = 5 * time.Second
+
+// Watch implements locker.Notifier. fn is called at every release of key
+// (Unlock's last hold, ForceUnlock), and also each time the subscription
+// becomes active: once soon after Watch, and again after every
+// reconnection, since releases may have been missed while it was down.
+// A lease that simply runs out publishes nothing; waiters bound their
+// sleep by the holder's remaining lease for that.
+//
+// All watchers of a backend share one pub/sub connection (on a Cluster, one
+// per hash slot in use, subscribed with SSUBSCRIBE). fn must not block and
+// must not call stop; after stop returns, fn is not called again.
+func (b *Backend) Watch(ctx context.Context, key string, fn func()) (stop func(), err error) {
+	if err := b.begin("watch", key, "-", 0, false); err != nil {
+		return nil, err
+	}
+	defer b.exit()
+	if fn == nil {
+		return nil, fmt.Errorf("redislocker: watch %q: %w: nil callback", key, locker.ErrInvalid)
+	}
+	k := b.keys(key)
+	slot := 0
+	if b.cluster != nil {
+		slot = k.slot
+	}
+	stop, err = b.notify.watch(ctx, k.channel, slot, fn)
+	if err != nil {
+		return nil, fmt.Errorf("redislocker: watch %q: %w", key, err)
+	}
+	return stop, nil
+}
+
+// watcher is one Watch. Its mutex is held while fn runs, so stop can wait
+// out a call in progress.
+type watcher struct {
+	fn      func()
+	mu      sync.Mutex
+	stopped bool
+}
+
+func (w *watcher) call() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.stopped {
+		w.fn()
+	}
+}
+
+func (w *watcher) stop() {
+	w.mu.Lock()
+	w.stopped = true
+	w.mu.Unlock()
+}
+
+// notifier serves every Watch of a backend: one subscriber on a standalone
+// server, one per hash slot in use on a Cluster.
+type notifier struct {
+	b *Backend
+	// opMu orders the subscribe and unsubscribe commands and the birth and
+	// death of subscribers, so they reach each connection in the order the
+	// watcher sets changed.
+	opMu sync.Mutex
+	// mu guards subs, closed and every subscriber's channels.
+	mu     sync.RWMutex
+	subs   map[int]*subscriber
+	closed bool
+}
+
+func newNotifier(b *Backend) *notifier {
+	return &notifier{b: b, subs: make(map[int]*subscriber)}
+}
+
+func (n *notifier) watch(ctx context.Context, channel string, slot int, fn func()) (func(), error) {
+	w := &watcher{fn: fn}
+	n.opMu.Lock()
+	defer n.opMu.Unlock()
+	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		return nil, locker.ErrClosed
+	}
+	sub := n.subs[slot]
+	if sub == nil {
+		sub = newSubscriber(n, slot)
+		n.subs[slot] = sub
+	}
+	ws := sub.channels[channel]
+	first := ws == nil
+	if first {
+		ws = make(map[*watcher]struct{})
+		sub.channels[channel] = ws
+	}
+	ws[w] = struct{}{}
+	n.mu.Unlock()
+
+	if first {
+		// A failure here is a connection problem; the subscriber's loop
+		// reconnects and resubscribes, and the confirmation calls fn.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), subscribeTimeout)
+		sub.subscribe(sctx, channel)
+		cancel()
+	}
+	sub.start()
+	return sync.OnceFunc(func() { n.unwatch(sub, channel, w) }), nil
+}
+
+func (n *notifier) unwatch(sub *subscriber, channel string, w *watcher) {
+	w.stop()
+	n.opMu.Lock()
+	defer n.opMu.Unlock()
+	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		return
+	}
+	ws := sub.channels[channel]
+	delete(ws, w)
+	last := ws != nil && len(ws) == 0
+	if last {
+		delete(sub.channels, channel)
+	}
+	// On a Cluster, a slot nobody watches gives up its connection; the
+	// standalone subscriber stays for the next waiter.
+	retire := n.b.cluster != nil && len(sub.channels) == 0 && n.subs[sub.slot] == sub
+	if retire {
+		delete(n.subs, sub.slot)
+	}
+	n.mu.Unlock()
+	switch {
+	case retire:
+		sub.close()
+	case last:
+		ctx, cancel := context.WithTimeout(context.Background(), subscribeTimeout)
+		sub.unsubscribe(ctx, channel)
+		cancel()
+	}
+}
+
+// fire calls the watchers of channel.
+func (n *notifier) fire(sub *subscriber, channel string) {
+	n.mu.RLock()
+	ws := make([]*watcher, 0, len(sub.channels[channel]))
+	for w := range sub.channels[channel] {
+		ws = append(ws, w)
+	}
+	n.mu.RUnlock()
+	for _, w := range ws {
+		w.call()
+	}
+}
+
+// unsolicited records an unsubscribe confirmation for channel and reports
+// whether the server dropped a channel that still has watchers, rather than
+// confirming an unsubscribe of ours.
+func (n *notifier) unsolicited(sub *subscriber, channel string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if sub.unsubscribing[channel] > 0 {
+		sub.unsubscribing[channel]--
+		if sub.unsubscribing[channel] == 0 {
+			delete(sub.unsubscribing, channel)
+		}
+		return false
+	}
+	return len(sub.channels[channel]) > 0
+}
+
+// channelsOf lists sub's channels.
+func (n *notifier) channelsOf(sub *subscriber) []string {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	chs := make([]string, 0, len(sub.channels))
+	for ch := range sub.channels {
+		chs = append(chs, ch)
+	}
+	return chs
+}
+
+// close stops every subscriber and waits for their goroutines. Watchers
+// are not called after it returns.
+func (n *notifier) close() {
+	n.opMu.Lock()
+	defer n.opMu.Unlock()
+	n.mu.Lock()
+	n.closed = true
+	subs := n.subs
+	n.subs = nil
+	n.mu.Unlock()
+	for _, sub := range subs {
+		sub.close()
+	}
+}
+
+// newPubSub returns an unconnected pub/sub of the backend's client.
+func (n *notifier) newPubSub() *redis.PubSub {
+	if n.b.cluster != nil {
+		return n.b.cluster.SSubscribe(context.Background())
+	}
+	return n.b.client.Subscribe(context.Background())
+}

@@ -1,0 +1,127 @@
+package redislocker_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/distlock/distlock/backends/redislocker"
+	"github.com/distlock/distlock/internal/redistest"
+	"github.com/distlock/distlock/locker"
+)
+
+// sentinels are the errors callers branch on; an unknown outcome or a
+// replica failure must be none of them.
+var sentinels = []error{locker.ErrNotAcquired, locker.ErrNotHeld, locker.ErrLost, locker.ErrClosed, locker.ErrInvalid, locker.ErrReleased}
+
+func assertNoSentinel(t *testing.T, err error) {
+	t.Helper()
+	for _, s := range sentinels {
+		assert.NotErrorIs(t, err, s)
+	}
+}
+
+func TestReplicaAck(t *testing.T) {
+	master := redistest.Start(t)
+	replica := redistest.StartReplica(t, master)
+	ctx := context.Background()
+	b := newBackend(t, master.Addr(), redislocker.WithReplicaAck(1, 300*time.Millisecond))
+	inspector := newBackend(t, master.Addr())
+
+	o := locker.NewOwner()
+	g, err := b.TryLock(ctx, "acked", o, time.Minute)
+	require.NoError(t, err, "one replica is up and acknowledges")
+	require.True(t, g.Acquired)
+	info, err := replica.Info("replication")
+	require.NoError(t, err)
+	assert.Equal(t, "slave", info["role"])
+	held, err := replica.Do("HEXISTS", "distlock:{acked}", o)
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, held, "the acknowledged hold is on the replica")
+
+	// A paused replica acknowledges nothing: the hold is given back.
+	replica.Stop()
+	o2 := locker.NewOwner()
+	_, err = b.TryLock(ctx, "unacked", o2, time.Minute)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, redislocker.ErrReplicaAck)
+	assertNoSentinel(t, err)
+	st, err := inspector.Inspect(ctx, "unacked")
+	require.NoError(t, err)
+	assert.False(t, st.Held, "an unacknowledged hold must be released")
+
+	m, err := locker.New(b, "unacked-mutex")
+	require.NoError(t, err)
+	_, err = m.TryLock(ctx, locker.WithLease(time.Minute))
+	assert.ErrorIs(t, err, redislocker.ErrReplicaAck, "the Mutex passes the replica failure on")
+	assert.NotErrorIs(t, err, locker.ErrNotAcquired)
+
+	// A refused attempt is not a replica failure.
+	_, err = inspector.TryLock(ctx, "taken", o, time.Minute)
+	require.NoError(t, err)
+	g, err = b.TryLock(ctx, "taken", o2, time.Minute)
+	require.NoError(t, err)
+	assert.False(t, g.Acquired)
+
+	replica.Cont()
+	g, err = b.TryLock(ctx, "after-cont", o2, time.Minute)
+	require.NoError(t, err, "acknowledgements resume with the replica")
+	assert.True(t, g.Acquired)
+}
+
+// TestFailoverKeepsAckedLock promotes the replica after an acknowledged
+// acquisition: the new master has the lock and its token counter.
+func TestFailoverKeepsAckedLock(t *testing.T) {
+	master := redistest.Start(t)
+	replica := redistest.StartReplica(t, master)
+	ctx := context.Background()
+	b := newBackend(t, master.Addr(), redislocker.WithReplicaAck(1, 2*time.Second))
+
+	o := locker.NewOwner()
+	g, err := b.TryLock(ctx, "failover", o, time.Minute)
+	require.NoError(t, err)
+	require.True(t, g.Acquired)
+
+	master.Kill()
+	_, err = replica.Do("REPLICAOF", "NO", "ONE")
+	require.NoError(t, err)
+	promoted := newBackend(t, replica.Addr())
+
+	st, err := promoted.Inspect(ctx, "failover")
+	require.NoError(t, err)
+	assert.True(t, st.Held, "the acknowledged lock survives the failover")
+	assert.Equal(t, o, st.Owner)
+	assert.Equal(t, g.Token, st.Token)
+	other, err := promoted.TryLock(ctx, "failover", locker.NewOwner(), time.Minute)
+	require.NoError(t, err)
+	assert.False(t, other.Acquired, "another owner is refused on the new master")
+
+	require.NoError(t, promoted.Unlock(ctx, "failover", o))
+	next, err := promoted.TryLock(ctx, "failover", locker.NewOwner(), time.Minute)
+	require.NoError(t, err)
+	require.True(t, next.Acquired)
+	assert.Greater(t, next.Token, g.Token, "tokens keep rising on the new master")
+}
+
+// TestReplicaAckOnCluster asks for a replica on a Cluster that has none:
+// the acquisition goes to the slot's master and is given back.
+func TestReplicaAckOnCluster(t *testing.T) {
+	cluster := redistest.StartCluster(t, 3)
+	ctx := context.Background()
+	client := redis.NewClusterClient(&redis.ClusterOptions{Addrs: cluster.Addrs(), ContextTimeoutEnabled: true})
+	b, err := redislocker.New(client, redislocker.WithOwnedClient(), redislocker.WithReplicaAck(1, 50*time.Millisecond))
+	require.NoError(t, err)
+	defer b.Close()
+	plain := newClusterBackend(t, cluster.Addrs())
+	for _, key := range []string{"a", "b", "c", "{odd}"} {
+		_, err := b.TryLock(ctx, key, locker.NewOwner(), time.Minute)
+		assert.ErrorIs(t, err, redislocker.ErrReplicaAck, "key %q", key)
+		st, err := plain.Inspect(ctx, key)
+		require.NoError(t, err)
+		assert.False(t, st.Held, "key %q: the unacknowledged hold was given back", key)
+	}
+}

@@ -1,0 +1,67 @@
+package redislocker
+
+import (
+	"context"
+
+	"fmt"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/distlock/distlock/locker"
+)
+
+// tryLockAcked runs the trylock script and WAIT in one pipeline, so both
+// go over the same connection: WAIT counts the replicas that have the
+// writes of its own connection. On a Cluster the pipeline goes to the
+// master of the lock's slot.
+func (b *Backend) tryLockAcked(ctx context.Context, key, owner string, k keys, keyNames []string, args []any) (locker.Grant, error) {
+	var conn interface {
+		Pipeline() redis.Pipeliner
+	} = b.client
+	if b.cluster != nil {
+		master, err := b.cluster.MasterForKey(ctx, k.lock)
+		if err != nil {
+			return locker.Grant{}, b.failed("trylock", key, fmt.Errorf("finding the master of the lock's slot: %w", err))
+		}
+		conn = master
+	}
+	run := func(byHash bool) (onceCmd, *redis.IntCmd) {
+		pipe := conn.Pipeline()
+		cmd := tryLockScript.command(ctx, byHash, keyNames, args...)
+		_ = pipe.Process(ctx, cmd)
+		wait := redis.NewIntCmd(ctx, "wait", b.cfg.replicas, millis(b.cfg.ackTimeout))
+		_ = pipe.Process(ctx, wait)
+		_, _ = pipe.Exec(ctx)
+		return cmd, wait
+	}
+	cmd, wait := run(true)
+	if isNoScript(cmd.Err()) {
+		cmd, wait = run(false)
+	}
+	if err := cmd.Err(); err != nil {
+		return locker.Grant{}, b.failed("trylock", key, err)
+	}
+	g, err := parseGrant(cmd.Val())
+	if err != nil {
+		return locker.Grant{}, b.failed("trylock", key, err)
+	}
+	if !g.Acquired {
+		return g, nil
+	}
+	acks, werr := wait.Result()
+	if werr == nil && acks >= int64(b.cfg.replicas) {
+		return g, nil
+	}
+	// The hold exists on the master but may not survive a failover: give
+	// it back rather than hand out a lock that can vanish.
+	var cause error
+	if werr != nil {
+		cause = fmt.Errorf("%w: WAIT failed: %w", ErrReplicaAck, werr)
+	} else {
+		cause = fmt.Errorf("%w: %d of %d replicas within %v", ErrReplicaAck, acks, b.cfg.replicas, b.cfg.ackTimeout)
+	}
+	if uerr := b.unlock(context.WithoutCancel(ctx), key, owner); uerr != nil {
+		return locker.Grant{}, fmt.Errorf("redislocker: trylock %q: %w; releasing it: %w", key, cause, uerr)
+	}
+	return locker.Grant{}, fmt.Errorf("redislocker: trylock %q: %w (the hold was released)", key, cause)
+}

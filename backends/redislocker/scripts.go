@@ -1,0 +1,211 @@
+package redislocker
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Every operation is one Lua script, so each runs atomically on the server
+// and compares the owner there. KEYS[1] is the lock hash, KEYS[2] the
+// fencing counter; both share the lock's hash tag.
+//
+// Fencing tokens: a free-to-held transition sets the counter to
+// max(counter+1, server time in microseconds). When the counter is missing
+// (a restart without persistence, or a lock unused for longer than the
+// counter lingers), the token still exceeds every token handed out before,
+// as long as the server's clock does not step back.
+
+// tryLockSrc: KEYS[3] is the uptime marker; ARGV owner, lease ms, counter
+// linger ms. Returns {acquired 0|1, holds, token (string), holder's PTTL,
+// uptime ms or -1}. The uptime is reported on free-to-held transitions only.
+//
+// The marker holds the server's boot time in microseconds. It is written
+// from INFO's uptime_in_seconds when missing (after a restart without
+// persistence, which loses it with the locks), so the costly INFO runs once
+// per restart rather than once per acquisition; a server that keeps its
+// data across a restart keeps the marker, and so reports the age of its
+// lock data.
+const tryLockSrc = `
+if redis.replicate_commands then redis.replicate_commands() end
+local lock, fence, marker = KEYS[1], KEYS[2], KEYS[3]
+local owner, ttl = ARGV[1], tonumber(ARGV[2])
+local keep = math.max(ttl, tonumber(ARGV[3]))
+local function now()
+	local t = redis.call('TIME')
+	return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+local function mint(t)
+	local token = t
+	local last = tonumber(redis.call('GET', fence))
+	if last and last >= token then token = last + 1 end
+	token = string.format('%.0f', token)
+	redis.call('SET', fence, token, 'PX', keep)
+	return token
+end
+local function uptime(t)
+	local booted = tonumber(redis.call('GET', marker))
+	if not booted then
+		local up = string.match(redis.call('INFO', 'server'), 'uptime_in_seconds:(%d+)')
+		if not up then return -1 end
+		booted = t - tonumber(up) * 1000000
+		redis.call('SET', marker, string.format('%.0f', booted))
+	end
+	return math.max(math.floor((t - booted) / 1000), 0)
+end
+if redis.call('HEXISTS', lock, owner) == 1 then
+	local holds = redis.call('HINCRBY', lock, owner, 1)
+	redis.call('PEXPIRE', lock, ttl)
+	local token = redis.call('GET', fence)
+	if token then
+		redis.call('PEXPIRE', fence, keep)
+	else
+		token = mint(now())
+	end
+	return {1, holds, token, 0, -1}
+end
+if redis.call('EXISTS', lock) == 1 then
+	return {0, 0, '0', redis.call('PTTL', lock), -1}
+end
+local t = now()
+local token = mint(t)
+redis.call('HSET', lock, owner, 1)
+redis.call('PEXPIRE', lock, ttl)
+return {1, 1, token, 0, uptime(t)}
+`
+
+// unlockSrc: ARGV owner, channel, publish command, counter linger ms.
+// Returns -1 when owner does not hold the lock, else the holds left.
+const unlockSrc = `
+local lock, fence = KEYS[1], KEYS[2]
+if redis.call('HEXISTS', lock, ARGV[1]) == 0 then return -1 end
+local holds = redis.call('HINCRBY', lock, ARGV[1], -1)
+if holds > 0 then return holds end
+redis.call('DEL', lock)
+redis.call('PEXPIRE', fence, ARGV[4])
+redis.call(ARGV[3], ARGV[2], 'released')
+return 0
+`
+
+// expireSrc: ARGV owner, lease ms, counter linger ms. Returns 1 when the
+// lease was reset, 0 when owner does not hold the lock.
+const expireSrc = `
+local lock, fence = KEYS[1], KEYS[2]
+if redis.call('HEXISTS', lock, ARGV[1]) == 0 then return 0 end
+local ttl = tonumber(ARGV[2])
+redis.call('PEXPIRE', lock, ttl)
+redis.call('PEXPIRE', fence, math.max(ttl, tonumber(ARGV[3])))
+return 1
+`
+
+// expireBatchSrc: KEYS lock1, fence1, lock2, fence2, ...; ARGV counter
+// linger ms, then owner and lease ms for each lock. Returns 1 or 0 per
+// lock, as expireSrc.
+const expireBatchSrc = `
+local linger = tonumber(ARGV[1])
+local out = {}
+for i = 1, #KEYS, 2 do
+	local owner, ttl = ARGV[i + 1], tonumber(ARGV[i + 2])
+	if redis.call('HEXISTS', KEYS[i], owner) == 1 then
+		redis.call('PEXPIRE', KEYS[i], ttl)
+		redis.call('PEXPIRE', KEYS[i + 1], math.max(ttl, linger))
+		out[#out + 1] = 1
+	else
+		out[#out + 1] = 0
+	end
+end
+return out
+`
+
+// inspectSrc returns {held 0|1, owner, holds, PTTL, token (string)}.
+const inspectSrc = `
+local fields = redis.call('HGETALL', KEYS[1])
+local token = redis.call('GET', KEYS[2]) or '0'
+if #fields == 0 then return {0, '', 0, 0, token} end
+return {1, fields[1], tonumber(fields[2]), redis.call('PTTL', KEYS[1]), token}
+`
+
+// forceUnlockSrc: ARGV channel, publish command, counter linger ms.
+// Returns 1 when a lock was deleted, else 0.
+const forceUnlockSrc = `
+if redis.call('DEL', KEYS[1]) == 0 then return 0 end
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+redis.call(ARGV[2], ARGV[1], 'released')
+return 1
+`
+
+var (
+	tryLockScript     = newScript(tryLockSrc)
+	unlockScript      = newScript(unlockSrc)
+	expireScript      = newScript(expireSrc)
+	expireBatchScript = newScript(expireBatchSrc)
+	inspectScript     = newScript(inspectSrc)
+	forceUnlockScript = newScript(forceUnlockSrc)
+)
+
+// script is a Lua script run by its SHA1 digest (EVALSHA), falling back to
+// its source (EVAL, which also caches it again) when the server answers
+// NOSCRIPT: after a restart or SCRIPT FLUSH.
+type script struct {
+	src string
+	sha string
+}
+
+func newScript(src string) *script {
+	sum := sha1.Sum([]byte(src))
+	return &script{src: src, sha: hex.EncodeToString(sum[:])}
+}
+
+// onceCmd is a command go-redis must not send twice. go-redis retries a
+// command whose reply was lost (MaxRetries); for these scripts a second run
+// would count a hold twice or drop one too many, so a lost reply must
+// surface as an error instead (the caller treats the state as unknown).
+type onceCmd struct{ *redis.Cmd }
+
+// NoRetry tells go-redis not to retry the command once it may have run.
+func (onceCmd) NoRetry() bool { return true }
+
+// command returns the EVALSHA (byHash) or EVAL command running s.
+func (s *script) command(ctx context.Context, byHash bool, keys []string, args ...any) onceCmd {
+	a := make([]any, 0, 3+len(keys)+len(args))
+	if byHash {
+		a = append(a, "evalsha", s.sha)
+	} else {
+		a = append(a, "eval", s.src)
+	}
+	a = append(a, len(keys))
+	for _, k := range keys {
+		a = append(a, k)
+	}
+	a = append(a, args...)
+	cmd := redis.NewCmd(ctx, a...)
+	cmd.SetFirstKeyPos(3)
+	return onceCmd{cmd}
+}
+
+// processor runs one command: a client, a pipeline, a Cluster node.
+type processor interface {
+	Process(ctx context.Context, cmd redis.Cmder) error
+}
+
+// run runs s on c and returns its reply.
+func (s *script) run(ctx context.Context, c processor, keys []string, args ...any) (any, error) {
+	cmd := s.command(ctx, true, keys, args...)
+	err := c.Process(ctx, cmd)
+	if isNoScript(err) {
+		cmd = s.command(ctx, false, keys, args...)
+		err = c.Process(ctx, cmd)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return cmd.Val(), nil
+}
+
+// isNoScript reports whether the server did not know the script's digest;
+// the script did not run.
+func isNoScript(err error) bool {
+	return err != nil && redis.HasErrorPrefix(err, "NOSCRIPT")
+}
