@@ -61,6 +61,13 @@ type Grant struct {
 	// lock is known to be held; combinators set it to the lease less the time
 	// the attempt took and the clock drift. Zero means the full lease.
 	Validity time.Duration
+	// Uptime, when positive, is how long the store had been running when it
+	// made the attempt. Stores that forget their locks when they restart
+	// (Redis without persistence) report it so that a RedLock can leave a
+	// freshly restarted member out of its quorum (package redlock). Zero
+	// means the store does not say; a store that does reports at least one
+	// nanosecond.
+	Uptime time.Duration
 }
 
 // State describes a lock as the store sees it.

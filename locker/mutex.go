@@ -88,6 +88,9 @@ func (m *Mutex) acquire(ctx context.Context, op string, wait bool, opts []LockOp
 	}
 	if s.waitSet {
 		wait = s.wait > 0
+	}
+	if wait && s.waitSet {
+		// A zero wait is one attempt, which needs a live context.
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, s.wait, errWaitOver)
 		defer cancel()

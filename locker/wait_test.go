@@ -76,6 +76,19 @@ func TestWaitBudgetEndsTheWait(t *testing.T) {
 	require.NoError(t, held.Unlock(ctx))
 }
 
+func TestZeroWaitIsOneAttempt(t *testing.T) {
+	ctx := context.Background()
+	c := memlocker.New()
+	m := newMutex(t, c, "k")
+	for _, lock := range []func(context.Context, ...locker.LockOption) (*locker.Lease, error){m.Lock, m.TryLock} {
+		l, err := lock(ctx, locker.WithWait(0))
+		require.NoError(t, err, "a zero wait on a free lock takes it")
+		_, err = newMutex(t, c, "k").Lock(ctx, locker.WithWait(0))
+		require.ErrorIs(t, err, locker.ErrNotAcquired, "a zero wait on a held lock fails at once")
+		require.NoError(t, l.Unlock(ctx))
+	}
+}
+
 // shortValidity reports a validity shorter than the lease, as a RedLock
 // does after a slow attempt.
 type shortValidity struct {

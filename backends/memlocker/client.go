@@ -176,8 +176,8 @@ func (c *Client) Close() error {
 }
 
 // Calls returns how many calls of op ("trylock", "unlock", "expire",
-// "expirebatch", "inspect", "forceunlock", "watch") the client has received,
-// failed ones included.
+// "expirebatch", "inspect", "forceunlock", "watch", "fence") the client has
+// received, failed ones included.
 func (c *Client) Calls(op string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -16,6 +16,8 @@ type Store struct {
 	locks    map[string]*hold
 	tokens   map[string]uint64 // last token issued per key; kept after release
 	watchers map[string]map[*watcher]struct{}
+	// restarted is when Restart last ran; zero if it never did.
+	restarted time.Time
 }
 
 // hold is a held lock.
@@ -90,11 +92,11 @@ func (s *Store) tryLock(key, owner string, ttl time.Duration) locker.Grant {
 		h = &hold{owner: owner, token: s.tokens[key]}
 		s.locks[key] = h
 	case h.owner != owner:
-		return locker.Grant{Remaining: h.expires.Sub(now)}
+		return locker.Grant{Remaining: h.expires.Sub(now), Uptime: s.uptime()}
 	}
 	h.holds++
 	h.expires = now.Add(s.lease(ttl))
-	return locker.Grant{Acquired: true, Holds: h.holds, Token: h.token}
+	return locker.Grant{Acquired: true, Holds: h.holds, Token: h.token, Uptime: s.uptime()}
 }
 
 func (s *Store) unlock(key, owner string) error {
@@ -134,6 +136,7 @@ func (s *Store) inspect(key string) locker.State {
 	if h := s.live(key); h != nil {
 		st.Held, st.Owner, st.Holds = true, h.owner, h.holds
 		st.Remaining = h.expires.Sub(s.clock.Now())
+		st.Token = h.token
 	}
 	return st
 }

@@ -1,0 +1,30 @@
+package memlocker
+
+import "time"
+
+// Restart simulates a restart of the store's server without persistence:
+// every lock and every fencing counter is dropped, the watchers are called
+// (their keys were released), and from then on grants report the store's
+// uptime since this restart in locker.Grant.Uptime. A store that never
+// restarted reports no uptime: it has forgotten nothing.
+func (s *Store) Restart() {
+	s.mu.Lock()
+	s.locks = make(map[string]*hold)
+	s.tokens = make(map[string]uint64)
+	s.restarted = s.clock.Now()
+	var ws []*watcher
+	for key := range s.watchers {
+		ws = append(ws, s.watchersOf(key)...)
+	}
+	s.mu.Unlock()
+	notify(ws)
+}
+
+// uptime returns how long ago the store last restarted (at least a
+// nanosecond), or 0 if it never did. s.mu must be held.
+func (s *Store) uptime() time.Duration {
+	if s.restarted.IsZero() {
+		return 0
+	}
+	return max(s.clock.Now().Sub(s.restarted), time.Nanosecond)
+}

@@ -1,0 +1,205 @@
+package quorum
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/distlock/distlock/locker"
+)
+
+// memberState is what a lock attempt left on one member, as far as the
+// attempt knows.
+type memberState int
+
+const (
+	notRun   memberState = iota // the call did not run: nothing held
+	unknown                     // the call may have run: the member may hold the lock
+	refused                     // another owner holds it
+	acquired                    // the owner holds it
+	released                    // it was acquired or unknown, and has been released
+)
+
+// memberResult is one member's part in an attempt.
+type memberResult struct {
+	g     locker.Grant
+	err   error
+	state memberState
+	// counted: acquired and not left out by the restart guard.
+	counted bool
+	// second is the error of the member's second-round calls.
+	second error
+	// fenced: the member's counter is at least the combined token, written
+	// while the owner held it.
+	fenced bool
+}
+
+// attempt is one TryLock on a combinator.
+type attempt struct {
+	e     *engine
+	name  string
+	ts    []target
+	owner string
+	asked time.Duration // the lease the caller asked for
+	ttl   time.Duration // asked, rounded up to the granularity: what members get
+	start time.Time
+	rs    []memberResult
+}
+
+// tryLock makes one attempt to take every target for owner. See the
+// packages multilock and redlock for the rules.
+func (e *engine) tryLock(ctx context.Context, name string, ts []target, owner string, ttl time.Duration) (locker.Grant, error) {
+	if err := validLease(owner, ttl); err != nil {
+		return locker.Grant{}, fmt.Errorf("%s trylock %q: %w", e.kind.name, name, err)
+	}
+	a := &attempt{e: e, name: name, ts: ts, owner: owner, asked: ttl, ttl: e.roundUp(ttl), rs: make([]memberResult, len(ts))}
+	a.start = e.s.clock.Now()
+	first, twoPhase := a.firstLease(ctx)
+	a.lockRound(ctx, first)
+	if err := firstInvalid(ts, a.errs()); err != nil {
+		return a.fail(ctx, err)
+	}
+	if n := a.count(func(r *memberResult) bool { return r.counted }); n < e.needed {
+		return a.fail(ctx, fmt.Errorf("%d of %d members granted the lock, %d needed", n, len(ts), e.needed))
+	}
+	token := a.token()
+	a.secondRound(ctx, twoPhase, token)
+	return a.conclude(ctx, twoPhase, token)
+}
+
+// firstLease is the lease of the first round. When the caller has a wait
+// budget (a context deadline) shorter than half the lease, members are
+// first taken for twice the budget and given the full lease in the second
+// round, as Redisson's tryLock(wait, lease) does: members taken by a client
+// that dies mid-attempt are then free again after twice the wait, not after
+// the whole lease.
+func (a *attempt) firstLease(ctx context.Context) (time.Duration, bool) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return a.ttl, false
+	}
+	provisional := a.e.roundUp(2 * max(time.Until(deadline), minCallTimeout))
+	if provisional >= a.ttl {
+		return a.ttl, false
+	}
+	return provisional, true
+}
+
+// lockRound asks every member for the lock at once.
+func (a *attempt) lockRound(ctx context.Context, lease time.Duration) {
+	window := a.e.s.guardWindow(a.ttl)
+	fanout(ctx, a.e.s.leaseTimeout(a.ttl), len(a.ts), func(ctx context.Context, i int) {
+		t, r := a.ts[i], &a.rs[i]
+		r.g, r.err = t.b.TryLock(ctx, t.key, a.owner, lease)
+		switch {
+		case r.err == nil && r.g.Acquired:
+			r.state = acquired
+			// The restart guard: a store that restarted within the window
+			// may have forgotten another owner's hold, so it does not vote.
+			r.counted = window == 0 || r.g.Uptime <= 0 || r.g.Uptime >= window
+		case r.err == nil:
+			r.state = refused
+		case errors.Is(r.err, locker.ErrClosed), errors.Is(r.err, locker.ErrInvalid):
+			r.state = notRun
+		default:
+			r.state = unknown
+		}
+	})
+}
+
+// conclude checks the quorum and the validity after the second round, and
+// returns the grant or fails the attempt. The grant carries the combined
+// token only if a majority of the fencing members carries it.
+func (a *attempt) conclude(ctx context.Context, twoPhase bool, token uint64) (locker.Grant, error) {
+	var holds []int
+	var leases []time.Duration
+	var uptime time.Duration
+	fenced := 0
+	for _, r := range a.rs {
+		if r.fenced {
+			fenced++
+		}
+		if r.state != acquired || !r.counted || r.second != nil {
+			continue
+		}
+		holds = append(holds, r.g.Holds)
+		// The validity counts from the lease asked for, not the rounded
+		// one the members hold, to stay conservative as a Mutex on a
+		// single coarse store is.
+		lease := a.asked
+		if !twoPhase && r.g.Validity > 0 {
+			lease = min(lease, r.g.Validity) // a combinator member's own validity
+		}
+		leases = append(leases, lease)
+		if r.g.Uptime > 0 && (uptime == 0 || r.g.Uptime < uptime) {
+			uptime = r.g.Uptime
+		}
+	}
+	if len(holds) < a.e.needed {
+		return a.fail(ctx, fmt.Errorf("%d of %d members confirmed the lock in the second round, %d needed (%s)",
+			len(holds), len(a.ts), a.e.needed, memberErrors(a.ts, a.seconds())))
+	}
+	if a.e.fencers > 0 && fenced < a.e.fenceQuorum {
+		token = 0 // too few fencing members carry it: no fencing token
+	}
+	elapsed := a.e.s.clock.Now().Sub(a.start)
+	validity := kthLargest(leases, a.e.needed) - elapsed - a.e.s.drift(a.ttl)
+	if validity <= 0 {
+		return a.fail(ctx, fmt.Errorf("no validity left: lease %v, attempt took %v, drift %v",
+			a.asked, elapsed, a.e.s.drift(a.ttl)))
+	}
+	return locker.Grant{
+		Acquired: true,
+		Holds:    kthLargest(holds, a.e.needed),
+		Token:    token,
+		Validity: validity,
+		Uptime:   uptime,
+	}, nil
+}
+
+// reentry reports whether the owner already held some member: the attempt
+// is a re-entry.
+func (a *attempt) reentry() bool {
+	for _, r := range a.rs {
+		if r.state == acquired && r.g.Holds > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *attempt) count(f func(*memberResult) bool) int {
+	n := 0
+	for i := range a.rs {
+		if f(&a.rs[i]) {
+			n++
+		}
+	}
+	return n
+}
+
+func (a *attempt) errs() []error {
+	errs := make([]error, len(a.rs))
+	for i, r := range a.rs {
+		errs[i] = r.err
+	}
+	return errs
+}
+
+func (a *attempt) seconds() []error {
+	errs := make([]error, len(a.rs))
+	for i, r := range a.rs {
+		errs[i] = r.second
+	}
+	return errs
+}
+
+// kthLargest returns the k-th largest of vs (k from 1): with the members'
+// hold counts or leases, what a quorum of k members has in common.
+func kthLargest[T int | time.Duration](vs []T, k int) T {
+	sorted := slices.Clone(vs)
+	slices.Sort(sorted)
+	return sorted[len(sorted)-k]
+}

@@ -1,0 +1,184 @@
+package quorum
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/distlock/distlock/locker"
+)
+
+// Backend is a combinator as a locker.Backend: key k on it is key k on every
+// member. It has every optional capability (see Supports).
+type Backend struct {
+	engine
+	members  []locker.Backend
+	template []target // the members' targets, key unset
+
+	closed    atomic.Bool
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var (
+	_ locker.Backend       = (*Backend)(nil)
+	_ locker.Notifier      = (*Backend)(nil)
+	_ locker.Inspector     = (*Backend)(nil)
+	_ locker.ForceUnlocker = (*Backend)(nil)
+	_ locker.BatchExpirer  = (*Backend)(nil)
+	_ locker.Fencer        = (*Backend)(nil)
+	_ locker.Granular      = (*Backend)(nil)
+)
+
+// New returns the combinator of kind over members with settings s. It fails
+// with ErrInvalid when there are no members, a member is nil, or two
+// members are the same store (the same backend value, equal endpoints, or a
+// member shared by two nested combinators).
+func New(kind Kind, members []locker.Backend, s Settings) (*Backend, error) {
+	if len(members) == 0 {
+		return nil, fmt.Errorf("%s: %w: no members", kind.name, locker.ErrInvalid)
+	}
+	ts := make([]target, len(members))
+	for i, m := range members {
+		if isNil(m) {
+			return nil, fmt.Errorf("%s: %w: member %d is nil", kind.name, locker.ErrInvalid, i+1)
+		}
+		ts[i] = target{b: m, label: fmt.Sprintf("member %d (%s)", i+1, describe(m)), fencer: has(m, capFence)}
+	}
+	if err := checkIndependent(ts); err != nil {
+		return nil, fmt.Errorf("%s: %w", kind.name, err)
+	}
+	return &Backend{engine: newEngine(kind, s, ts), members: members, template: ts}, nil
+}
+
+// Build is New with kind's default settings changed by opts.
+func Build[O ~func(*Settings) error](kind Kind, members []locker.Backend, opts []O) (*Backend, error) {
+	s, err := Apply(kind, opts)
+	if err != nil {
+		return nil, err
+	}
+	return New(kind, members, s)
+}
+
+func (b *Backend) quorumBackend() *Backend { return b }
+
+// targets returns the members' targets for key.
+func (b *Backend) targets(key string) []target {
+	ts := slices.Clone(b.template)
+	for i := range ts {
+		ts[i].key = key
+	}
+	return ts
+}
+
+// check fails on a closed combinator or an empty key.
+func (b *Backend) check(op, key string) error {
+	if b.closed.Load() {
+		return fmt.Errorf("%s %s %q: %w", b.kind.name, op, key, locker.ErrClosed)
+	}
+	if key == "" {
+		return fmt.Errorf("%s %s: %w: empty key", b.kind.name, op, locker.ErrInvalid)
+	}
+	return nil
+}
+
+// Members returns the member backends, in order.
+func (b *Backend) Members() []locker.Backend { return slices.Clone(b.members) }
+
+// Needed returns how many members must hold a lock for the combinator to
+// hold it.
+func (b *Backend) Needed() int { return b.needed }
+
+// String describes the combinator and its members.
+func (b *Backend) String() string {
+	names := make([]string, len(b.template))
+	for i, t := range b.template {
+		names[i] = describe(t.b)
+	}
+	return fmt.Sprintf("%s(%s)", b.kind.name, strings.Join(names, ", "))
+}
+
+// Granularity implements locker.Granular: the coarsest member's. Leases are
+// rounded up to it before they go to the members, so every member holds
+// the same lease.
+func (b *Backend) Granularity() time.Duration { return b.gran }
+
+// TryLock implements locker.Backend: one attempt on every member at once.
+// The deadline of ctx, if any, is the caller's remaining wait budget. It
+// returns a grant with Acquired false when the attempt failed and the
+// owner is known not to hold the lock, and an error that is none of the
+// sentinels when enough members may hold it that the outcome is unknown.
+func (b *Backend) TryLock(ctx context.Context, key, owner string, ttl time.Duration) (locker.Grant, error) {
+	if err := b.check("trylock", key); err != nil {
+		return locker.Grant{}, err
+	}
+	return b.tryLock(ctx, key, b.targets(key), owner, ttl)
+}
+
+// Unlock implements locker.Backend: it drops one hold on every member. It
+// returns nil when the needed members dropped one, an error wrapping
+// ErrNotHeld when so many members did not hold it that the owner did not
+// hold the lock (members that did are released all the same), and an
+// unknown-state error otherwise.
+func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
+	if err := b.check("unlock", key); err != nil {
+		return err
+	}
+	return b.unlock(ctx, key, b.targets(key), owner)
+}
+
+// Expire implements locker.Backend: it renews the lease on every member,
+// and succeeds when the needed members renewed it. It returns an error
+// wrapping ErrNotHeld when enough members no longer hold it that no quorum
+// can, and an unknown-state error otherwise.
+func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Duration) error {
+	if err := b.check("renew", key); err != nil {
+		return err
+	}
+	return b.expire(ctx, key, b.targets(key), owner, ttl)
+}
+
+// Close implements locker.Backend: it closes every member, once, and
+// returns their errors joined. The combinator owns its members.
+func (b *Backend) Close() error {
+	b.closeOnce.Do(func() {
+		b.closed.Store(true)
+		errs := make([]error, len(b.members))
+		for i, m := range b.members {
+			if err := m.Close(); err != nil {
+				errs[i] = fmt.Errorf("%s: %w", b.template[i].label, err)
+			}
+		}
+		b.closeErr = errors.Join(errs...)
+	})
+	return b.closeErr
+}
+
+// Supports reports whether the combinator's optional capability c works:
+// whether every member offers it. The methods exist either way; without
+// the capability they fail with an error wrapping errors.ErrUnsupported.
+func (b *Backend) Supports(c locker.Capability) bool {
+	switch c {
+	case locker.CapWatch:
+		return b.has(capWatch)
+	case locker.CapInspect:
+		return b.has(capInspect)
+	case locker.CapForceUnlock:
+		return b.has(capForceUnlock)
+	}
+	return false
+}
+
+// has reports whether the combinator offers c: fencing needs one fencing
+// member, the rest need every member.
+func (b *Backend) has(c capability) bool {
+	if c == capFence {
+		return b.fencers > 0
+	}
+	return unsupported(b.template, c) == nil
+}

@@ -1,0 +1,64 @@
+package quorum
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/distlock/distlock/locker"
+)
+
+// engine holds what the operations need besides their targets: the rule,
+// the settings and the combined granularity.
+type engine struct {
+	kind   Kind
+	s      Settings
+	needed int // of len(targets)
+	gran   time.Duration
+	// fencers is how many targets are Fencers; fenceQuorum how many of them
+	// must carry a token before it is handed out.
+	fencers     int
+	fenceQuorum int
+}
+
+func newEngine(kind Kind, s Settings, ts []target) engine {
+	e := engine{kind: kind, s: s, needed: kind.needed(len(ts)), gran: time.Millisecond}
+	for _, t := range ts {
+		e.gran = max(e.gran, locker.Granularity(t.b))
+		if t.fencer {
+			e.fencers++
+		}
+	}
+	e.fenceQuorum = e.fencers/2 + 1
+	return e
+}
+
+// roundUp rounds a lease up to the coarsest member's granularity, so that
+// every member holds the same lease.
+func (e *engine) roundUp(d time.Duration) time.Duration {
+	return (d + e.gran - 1) / e.gran * e.gran
+}
+
+// validLease checks an owner and a lease as every member would.
+func validLease(owner string, ttl time.Duration) error {
+	switch {
+	case owner == "":
+		return fmt.Errorf("%w: empty owner", locker.ErrInvalid)
+	case ttl <= 0:
+		return fmt.Errorf("%w: non-positive lease %v", locker.ErrInvalid, ttl)
+	}
+	return nil
+}
+
+// unsupported fails when a target lacks c, naming the ones that do.
+func unsupported(ts []target, c capability) error {
+	var lacking []string
+	for _, t := range ts {
+		if !has(t.b, c) {
+			lacking = append(lacking, t.label)
+		}
+	}
+	if len(lacking) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %v lack %s", errUnsupported, lacking, capabilityNames[c])
+}

@@ -1,0 +1,71 @@
+package quorum
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/distlock/distlock/locker"
+)
+
+var errUnsupported = errors.ErrUnsupported
+
+// memberErrors lists the members' errors, one "label: error" each. They
+// are text, not wrapped: an error whose combined outcome is unknown must not
+// match a sentinel that one member returned.
+func memberErrors(ts []target, errs []error) string {
+	var b strings.Builder
+	for i, err := range errs {
+		if err == nil {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s: %v", ts[i].label, err)
+	}
+	if b.Len() == 0 {
+		return "no member failed"
+	}
+	return b.String()
+}
+
+// firstInvalid returns the first member error wrapping ErrInvalid, labelled.
+func firstInvalid(ts []target, errs []error) error {
+	for i, err := range errs {
+		if errors.Is(err, locker.ErrInvalid) {
+			return fmt.Errorf("%s: %w", ts[i].label, err)
+		}
+	}
+	return nil
+}
+
+// verdict turns the members' answers to an Unlock, Expire or Fence into the
+// combinator's: nil when at least need members did it; ErrNotHeld when so
+// many members answered that the owner does not hold the lock that need of
+// them cannot; otherwise an unknown-state error that is none of the
+// sentinels.
+func verdict(kind Kind, op, name string, need int, ts []target, errs []error) error {
+	if err := firstInvalid(ts, errs); err != nil {
+		return fmt.Errorf("%s %s %q: %w", kind.name, op, name, err)
+	}
+	done, notHeld := 0, 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			done++
+		case errors.Is(err, locker.ErrNotHeld):
+			notHeld++
+		}
+	}
+	switch {
+	case done >= need:
+		return nil
+	case notHeld > len(errs)-need:
+		return fmt.Errorf("%s %s %q: %w: %d of %d members do not hold it, so fewer than the %d needed can (%s)",
+			kind.name, op, name, locker.ErrNotHeld, notHeld, len(errs), need, memberErrors(ts, errs))
+	default:
+		return fmt.Errorf("%s %s %q: outcome unknown: %d of %d members did it, %d needed (%s)",
+			kind.name, op, name, done, len(errs), need, memberErrors(ts, errs))
+	}
+}

@@ -1,0 +1,114 @@
+package quorum
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/distlock/distlock/locker"
+)
+
+// inspect reads every target's state at once and combines them. The lock
+// is held when one owner holds the needed members; its hold count and
+// remaining lease are what the best needed of them have in common, and its
+// token is the highest among them (the combined token, as every member
+// that took part in the acquisition carries at most it). When not held, the
+// token is the highest any fencing member reports.
+func (e *engine) inspect(ctx context.Context, name string, ts []target) (locker.State, error) {
+	if err := unsupported(ts, capInspect); err != nil {
+		return locker.State{}, fmt.Errorf("%s inspect %q: %w", e.kind.name, name, err)
+	}
+	states := make([]locker.State, len(ts))
+	errs := make([]error, len(ts))
+	fanout(ctx, e.s.plainTimeout(), len(ts), func(ctx context.Context, i int) {
+		states[i], errs[i] = ts[i].b.(locker.Inspector).Inspect(ctx, ts[i].key)
+	})
+	if err := firstInvalid(ts, errs); err != nil {
+		return locker.State{}, fmt.Errorf("%s inspect %q: %w", e.kind.name, name, err)
+	}
+	byOwner := make(map[string][]int)
+	failed := 0
+	best := ""
+	for i, st := range states {
+		switch {
+		case errs[i] != nil:
+			failed++
+		case st.Held:
+			byOwner[st.Owner] = append(byOwner[st.Owner], i)
+			if len(byOwner[st.Owner]) > len(byOwner[best]) {
+				best = st.Owner
+			}
+		}
+	}
+	if held := byOwner[best]; len(held) >= e.needed {
+		return e.heldState(ts, states, best, held), nil
+	}
+	if len(byOwner[best])+failed >= e.needed {
+		return locker.State{}, fmt.Errorf("%s inspect %q: state unknown: %d members did not answer (%s)",
+			e.kind.name, name, failed, memberErrors(ts, errs))
+	}
+	var st locker.State
+	for i, s := range states {
+		if errs[i] == nil && tokenSource(ts, i) {
+			st.Token = max(st.Token, s.Token)
+		}
+	}
+	return st, nil
+}
+
+// heldState is the state of a lock that owner holds on the members held.
+func (e *engine) heldState(ts []target, states []locker.State, owner string, held []int) locker.State {
+	holds := make([]int, len(held))
+	remaining := make([]time.Duration, len(held))
+	var token uint64
+	for j, i := range held {
+		holds[j], remaining[j] = states[i].Holds, states[i].Remaining
+		if tokenSource(ts, i) {
+			token = max(token, states[i].Token)
+		}
+	}
+	return locker.State{
+		Held:      true,
+		Owner:     owner,
+		Holds:     kthLargest(holds, e.needed),
+		Remaining: kthLargest(remaining, e.needed),
+		Token:     token,
+	}
+}
+
+// forceUnlock deletes the lock on every target at once, whoever holds it.
+// It reports whether the needed members held it, and fails when so many
+// members did not answer that the lock may still be held.
+func (e *engine) forceUnlock(ctx context.Context, name string, ts []target) (bool, error) {
+	if err := unsupported(ts, capForceUnlock); err != nil {
+		return false, fmt.Errorf("%s forceunlock %q: %w", e.kind.name, name, err)
+	}
+	held := make([]bool, len(ts))
+	errs := make([]error, len(ts))
+	fanout(ctx, e.s.plainTimeout(), len(ts), func(ctx context.Context, i int) {
+		held[i], errs[i] = ts[i].b.(locker.ForceUnlocker).ForceUnlock(ctx, ts[i].key)
+	})
+	if err := firstInvalid(ts, errs); err != nil {
+		return false, fmt.Errorf("%s forceunlock %q: %w", e.kind.name, name, err)
+	}
+	nHeld, failed := 0, 0
+	for i := range ts {
+		switch {
+		case errs[i] != nil:
+			failed++
+		case held[i]:
+			nHeld++
+		}
+	}
+	if failed >= e.needed {
+		return nHeld >= e.needed, fmt.Errorf("%s forceunlock %q: %d members did not answer and may still hold it (%s)",
+			e.kind.name, name, failed, memberErrors(ts, errs))
+	}
+	return nHeld >= e.needed, nil
+}
+
+// tokenSource reports whether target i's tokens make up the combined token:
+// the fencing members', or the only member's.
+func tokenSource(ts []target, i int) bool {
+	return ts[i].fencer || len(ts) == 1
+}

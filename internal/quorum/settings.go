@@ -1,0 +1,155 @@
+package quorum
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/distlock/distlock/locker"
+)
+
+// Defaults.
+const (
+	// DefaultDriftFactor is the share of the lease allowed for clock drift
+	// between the client and the stores, as in the Redlock algorithm.
+	DefaultDriftFactor = 0.01
+	// DriftFloor is added to the drift: it covers the stores' expiry
+	// resolution and scheduling delays on short leases.
+	DriftFloor = 2 * time.Millisecond
+	// MinMemberTimeout is the least automatic per-member timeout: a call
+	// that must first dial (and perhaps handshake TLS on) a connection, or
+	// that waits behind a busy scheduler, easily takes more than 10 ms even
+	// on loopback, and timing out a healthy member fails an attempt.
+	MinMemberTimeout = 50 * time.Millisecond
+	// MemberTimeoutShare sizes the automatic per-member timeout of calls
+	// that carry a lease: lease / MemberTimeoutShare.
+	MemberTimeoutShare = 200
+	// DefaultCallTimeout bounds each member call that carries no lease
+	// (Unlock, Inspect, ForceUnlock, Watch, Fence, and the release of a
+	// failed attempt) when no member timeout is set.
+	DefaultCallTimeout = time.Second
+	// DefaultRestartGuard is the default restart guard of a majority lock:
+	// the Mutex's default watchdog lease, the longest lease most programs
+	// take.
+	DefaultRestartGuard = locker.DefaultWatchdogLease
+	// minCallTimeout is the least time a member call gets even when the
+	// caller's wait budget has run out, so that a last attempt can still
+	// be made.
+	minCallTimeout = time.Millisecond
+)
+
+// Clock tells the engine the time. Elapsed time is measured with it, so it
+// should be monotonic (time.Now is).
+type Clock interface {
+	Now() time.Time
+}
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+
+// Settings are a combinator's tunables. The zero value is not valid: start
+// from DefaultSettings.
+type Settings struct {
+	memberTimeout time.Duration // 0: automatic
+	driftFactor   float64
+	restartGuard  time.Duration // 0: off
+	clock         Clock
+}
+
+// DefaultSettings returns the defaults of kind.
+func DefaultSettings(kind Kind) Settings {
+	s := Settings{driftFactor: DefaultDriftFactor, clock: systemClock{}}
+	if kind.guarded {
+		s.restartGuard = DefaultRestartGuard
+	}
+	return s
+}
+
+// SetMemberTimeout bounds every member call by d. It fails with ErrInvalid
+// when d is not positive.
+func (s *Settings) SetMemberTimeout(d time.Duration) error {
+	if d <= 0 {
+		return fmt.Errorf("%w: non-positive member timeout %v", locker.ErrInvalid, d)
+	}
+	s.memberTimeout = d
+	return nil
+}
+
+// SetDriftFactor sets the share of the lease subtracted from the validity
+// for clock drift. It fails with ErrInvalid unless 0 <= f < 0.5.
+func (s *Settings) SetDriftFactor(f float64) error {
+	if !(f >= 0 && f < 0.5) {
+		return fmt.Errorf("%w: drift factor %v outside [0, 0.5)", locker.ErrInvalid, f)
+	}
+	s.driftFactor = f
+	return nil
+}
+
+// SetRestartGuard sets the restart guard: members whose store restarted
+// less than d ago (or less than the attempt's lease, if longer) do not
+// count toward the quorum. Zero turns the guard off. It fails with
+// ErrInvalid when d is negative.
+func (s *Settings) SetRestartGuard(d time.Duration) error {
+	if d < 0 {
+		return fmt.Errorf("%w: negative restart guard %v", locker.ErrInvalid, d)
+	}
+	s.restartGuard = d
+	return nil
+}
+
+// SetClock sets the clock elapsed time is measured with. It fails with
+// ErrInvalid when c is nil.
+func (s *Settings) SetClock(c Clock) error {
+	if c == nil {
+		return fmt.Errorf("%w: nil clock", locker.ErrInvalid)
+	}
+	s.clock = c
+	return nil
+}
+
+// leaseTimeout is the per-member timeout of a call carrying a lease of ttl:
+// the configured one, else ttl/MemberTimeoutShare but at least
+// MinMemberTimeout.
+func (s *Settings) leaseTimeout(ttl time.Duration) time.Duration {
+	if s.memberTimeout > 0 {
+		return s.memberTimeout
+	}
+	return max(MinMemberTimeout, ttl/MemberTimeoutShare)
+}
+
+// plainTimeout is the per-member timeout of a call carrying no lease.
+func (s *Settings) plainTimeout() time.Duration {
+	if s.memberTimeout > 0 {
+		return s.memberTimeout
+	}
+	return DefaultCallTimeout
+}
+
+// drift is the clock drift allowed on a lease of ttl.
+func (s *Settings) drift(ttl time.Duration) time.Duration {
+	return time.Duration(float64(ttl)*s.driftFactor) + DriftFloor
+}
+
+// guardWindow is how long after a restart a member does not count toward
+// the quorum of an attempt with a lease of ttl; 0 when the guard is off.
+func (s *Settings) guardWindow(ttl time.Duration) time.Duration {
+	if s.restartGuard == 0 {
+		return 0
+	}
+	return max(s.restartGuard, ttl)
+}
+
+// Apply returns kind's default settings with opts applied, or the first
+// option's error (wrapping ErrInvalid for a nil option).
+func Apply[O ~func(*Settings) error](kind Kind, opts []O) (Settings, error) {
+	s := DefaultSettings(kind)
+	for _, opt := range opts {
+		if opt == nil {
+			return Settings{}, fmt.Errorf("%s: %w: nil option", kind.name, locker.ErrInvalid)
+		}
+		if err := opt(&s); err != nil {
+			return Settings{}, fmt.Errorf("%s: %w", kind.name, err)
+		}
+	}
+	return s, nil
+}

@@ -1,0 +1,152 @@
+package quorum
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/distlock/distlock/locker"
+)
+
+// Endpointer is an optional member capability: it names the server a
+// backend talks to (for example "redis://10.0.0.1:6379/0"), so that a
+// combinator can refuse two clients of the same server as members. Two
+// backends with equal endpoints must reach the same store.
+type Endpointer interface {
+	Endpoint() string
+}
+
+// target is one member call's destination: a key on a backend.
+type target struct {
+	b     locker.Backend
+	key   string
+	label string // names the member in errors
+	// fencer reports whether b is a locker.Fencer (found once, when the
+	// combinator is made).
+	fencer bool
+}
+
+// nested is implemented by the combinators built on this package, through
+// their embedded *Backend: it lets the engine see their members.
+type nested interface {
+	quorumBackend() *Backend
+}
+
+// capability is an optional member capability.
+type capability int
+
+const (
+	capWatch capability = iota
+	capInspect
+	capForceUnlock
+	capFence
+)
+
+var capabilityNames = [...]string{
+	capWatch:       "release notification (locker.Notifier)",
+	capInspect:     "inspection (locker.Inspector)",
+	capForceUnlock: "force unlock (locker.ForceUnlocker)",
+	capFence:       "fencing (locker.Fencer)",
+}
+
+// has reports whether b offers c. A combinator built on this package has
+// every method, so its members decide.
+func has(b locker.Backend, c capability) bool {
+	if n, ok := b.(nested); ok {
+		return n.quorumBackend().has(c)
+	}
+	var ok bool
+	switch c {
+	case capWatch:
+		_, ok = b.(locker.Notifier)
+	case capInspect:
+		_, ok = b.(locker.Inspector)
+	case capForceUnlock:
+		_, ok = b.(locker.ForceUnlocker)
+	case capFence:
+		_, ok = b.(locker.Fencer)
+	}
+	return ok
+}
+
+// describe names b for errors: its endpoint, or its type.
+func describe(b locker.Backend) string {
+	if n, ok := b.(nested); ok {
+		return n.quorumBackend().String()
+	}
+	if e, ok := b.(Endpointer); ok {
+		return e.Endpoint()
+	}
+	return fmt.Sprintf("%T", b)
+}
+
+// identities returns what makes b a store of its own: the backend value
+// itself and its endpoint, or for a combinator those of all its members.
+func identities(b locker.Backend) []any {
+	if n, ok := b.(nested); ok {
+		var ids []any
+		for _, m := range n.quorumBackend().members {
+			ids = append(ids, identities(m)...)
+		}
+		return ids
+	}
+	var ids []any
+	if hashable(b) {
+		ids = append(ids, b)
+	}
+	if e, ok := b.(Endpointer); ok {
+		ids = append(ids, endpointID(e.Endpoint()))
+	}
+	return ids
+}
+
+type endpointID string
+
+// hashable reports whether b can be a map key: its type is comparable and,
+// for a struct holding interfaces, so are the values inside.
+func hashable(b locker.Backend) (ok bool) {
+	if !reflect.TypeOf(b).Comparable() {
+		return false
+	}
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	_ = map[any]bool{b: true}
+	return true
+}
+
+// isNil reports whether b is nil or a nil pointer in an interface.
+func isNil(b locker.Backend) bool {
+	if b == nil {
+		return true
+	}
+	v := reflect.ValueOf(b)
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
+		return v.IsNil()
+	}
+	return false
+}
+
+// checkIndependent fails with ErrInvalid when two of the (backend, key)
+// pairs reach the same lock: the same backend value, the same endpoint, or
+// (for nested combinators) a shared member.
+func checkIndependent(ts []target) error {
+	type slot struct {
+		id  any
+		key string
+	}
+	seen := make(map[slot]int)
+	for i, t := range ts {
+		for _, id := range identities(t.b) {
+			s := slot{id, t.key}
+			if j, dup := seen[s]; dup && j != i {
+				return fmt.Errorf("%w: %s and %s are the same store: members must be independent",
+					locker.ErrInvalid, ts[j].label, t.label)
+			}
+			seen[s] = i
+		}
+	}
+	return nil
+}

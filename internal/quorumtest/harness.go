@@ -1,0 +1,117 @@
+package quorumtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/distlock/distlock/conformance"
+	"github.com/distlock/distlock/locker"
+)
+
+// Stores is a set of independent member stores.
+type Stores interface {
+	// Len returns the number of stores.
+	Len() int
+	// Client returns a new client of store i, with connections of its own.
+	Client(ctx context.Context, i int) (locker.Backend, error)
+	// Granularity is the coarsest store's lease granularity.
+	Granularity() time.Duration
+	// Partition cuts a client the set made off its store; Heal restores it.
+	Partition(b locker.Backend) error
+	Heal(b locker.Backend) error
+}
+
+// Combine builds a combinator over members.
+type Combine func(members []locker.Backend) (locker.Backend, error)
+
+// Harness is a conformance.Harness and conformance.Partitioner: each
+// backend it makes is a combinator over new clients of every store, and
+// partitioning it partitions every one of those clients.
+type Harness struct {
+	stores  Stores
+	combine Combine
+
+	mu      sync.Mutex
+	members map[locker.Backend][]locker.Backend
+}
+
+var (
+	_ conformance.Harness     = (*Harness)(nil)
+	_ conformance.Partitioner = (*Harness)(nil)
+)
+
+// NewHarness returns a harness of combinators made by combine over stores.
+func NewHarness(stores Stores, combine Combine) *Harness {
+	return &Harness{stores: stores, combine: combine, members: make(map[locker.Backend][]locker.Backend)}
+}
+
+// NewBackend implements conformance.Harness.
+func (h *Harness) NewBackend(ctx context.Context) (locker.Backend, error) {
+	members := make([]locker.Backend, h.stores.Len())
+	for i := range members {
+		m, err := h.stores.Client(ctx, i)
+		if err != nil {
+			closeAll(members)
+			return nil, fmt.Errorf("client of store %d: %w", i, err)
+		}
+		members[i] = m
+	}
+	b, err := h.combine(members)
+	if err != nil {
+		closeAll(members)
+		return nil, err
+	}
+	h.mu.Lock()
+	h.members[b] = members
+	h.mu.Unlock()
+	return b, nil
+}
+
+// Granularity implements conformance.Harness.
+func (h *Harness) Granularity() time.Duration { return h.stores.Granularity() }
+
+// Partition implements conformance.Partitioner: it partitions every member
+// client of b.
+func (h *Harness) Partition(b locker.Backend) error {
+	return h.each(b, h.stores.Partition)
+}
+
+// Heal implements conformance.Partitioner.
+func (h *Harness) Heal(b locker.Backend) error {
+	return h.each(b, h.stores.Heal)
+}
+
+func (h *Harness) each(b locker.Backend, f func(locker.Backend) error) error {
+	h.mu.Lock()
+	members, ok := h.members[b]
+	h.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("not a backend of this harness: %T", b)
+	}
+	var errs []error
+	for _, m := range members {
+		errs = append(errs, f(m))
+	}
+	return errors.Join(errs...)
+}
+
+// Close implements conformance.Harness: it closes every combinator made.
+func (h *Harness) Close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for b := range h.members {
+		_ = b.Close()
+	}
+	h.members = make(map[locker.Backend][]locker.Backend)
+}
+
+func closeAll(bs []locker.Backend) {
+	for _, b := range bs {
+		if b != nil {
+			_ = b.Close()
+		}
+	}
+}

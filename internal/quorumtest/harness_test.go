@@ -1,0 +1,63 @@
+package quorumtest_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/internal/quorumtest"
+	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/redlock"
+)
+
+// TestHarnessPartitionsEveryMember: partitioning a combinator the harness
+// made partitions each of its member clients, and only those.
+func TestHarnessPartitionsEveryMember(t *testing.T) {
+	ctx := context.Background()
+	stores := quorumtest.NewMem(3)
+	h := quorumtest.NewHarness(stores, func(members []locker.Backend) (locker.Backend, error) {
+		return redlock.New(members)
+	})
+	defer h.Close()
+	b1, err := h.NewBackend(ctx)
+	require.NoError(t, err)
+	b2, err := h.NewBackend(ctx)
+	require.NoError(t, err)
+	require.NoError(t, h.Partition(b1))
+	_, err = b1.TryLock(ctx, "k", "o", time.Minute)
+	assert.ErrorContains(t, err, "partitioned")
+	g, err := b2.TryLock(ctx, "k", "o2", time.Minute)
+	require.NoError(t, err)
+	assert.True(t, g.Acquired, "other clients are not partitioned")
+	require.NoError(t, h.Heal(b1))
+	assert.NoError(t, b2.Unlock(ctx, "k", "o2"))
+	g, err = b1.TryLock(ctx, "k", "o", time.Minute)
+	require.NoError(t, err)
+	assert.True(t, g.Acquired)
+	assert.Error(t, h.Partition(memlocker.New()), "not a backend of the harness")
+}
+
+// TestHooked fails the hooked operation only.
+func TestHooked(t *testing.T) {
+	ctx := context.Background()
+	h := quorumtest.NewHooked(memlocker.NewStore())
+	injected := errors.New("injected")
+	h.SetHook(func(op string) error {
+		if op == "expire" {
+			return injected
+		}
+		return nil
+	})
+	_, err := h.TryLock(ctx, "k", "o", time.Minute)
+	require.NoError(t, err)
+	assert.ErrorIs(t, h.Expire(ctx, "k", "o", time.Minute), injected)
+	assert.NoError(t, h.Fence(ctx, "k", "o", 9))
+	assert.NoError(t, h.Unlock(ctx, "k", "o"))
+	_, isInspector := locker.Backend(quorumtest.Bare{Backend: h}).(locker.Inspector)
+	assert.False(t, isInspector, "Bare hides capabilities")
+}

@@ -1,0 +1,71 @@
+package quorumtest
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/locker"
+)
+
+// Mem is a set of in-memory stores.
+type Mem struct {
+	stores []*memlocker.Store
+}
+
+var _ Stores = (*Mem)(nil)
+
+// NewMem returns n new in-memory stores made with opts.
+func NewMem(n int, opts ...memlocker.StoreOption) *Mem {
+	m := &Mem{stores: make([]*memlocker.Store, n)}
+	for i := range m.stores {
+		m.stores[i] = memlocker.NewStore(opts...)
+	}
+	return m
+}
+
+// Store returns store i.
+func (m *Mem) Store(i int) *memlocker.Store { return m.stores[i] }
+
+// Clients returns a new client of every store.
+func (m *Mem) Clients() []*memlocker.Client {
+	cs := make([]*memlocker.Client, len(m.stores))
+	for i, s := range m.stores {
+		cs[i] = s.Client()
+	}
+	return cs
+}
+
+// Len implements Stores.
+func (m *Mem) Len() int { return len(m.stores) }
+
+// Client implements Stores.
+func (m *Mem) Client(_ context.Context, i int) (locker.Backend, error) {
+	return m.stores[i].Client(), nil
+}
+
+// Granularity implements Stores.
+func (m *Mem) Granularity() time.Duration {
+	return locker.Granularity(m.stores[0].Client())
+}
+
+// Partition implements Stores.
+func (m *Mem) Partition(b locker.Backend) error {
+	c, ok := b.(*memlocker.Client)
+	if !ok {
+		return fmt.Errorf("not a memlocker client: %T", b)
+	}
+	c.Partition()
+	return nil
+}
+
+// Heal implements Stores.
+func (m *Mem) Heal(b locker.Backend) error {
+	c, ok := b.(*memlocker.Client)
+	if !ok {
+		return fmt.Errorf("not a memlocker client: %T", b)
+	}
+	c.Heal()
+	return nil
+}

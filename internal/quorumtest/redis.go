@@ -1,0 +1,148 @@
+package quorumtest
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	_ "github.com/distlock/distlock/backends/redislocker" // the redis:// scheme
+	"github.com/distlock/distlock/internal/redistest"
+	"github.com/distlock/distlock/internal/tcpproxy"
+	"github.com/distlock/distlock/locker"
+)
+
+// Redis is a set of independent redis-server processes on 127.0.0.1,
+// started by the test. Each client it makes reaches its server through a
+// TCP proxy of its own, so that one client can be cut off.
+type Redis struct {
+	t       testing.TB
+	servers []*redistest.Server
+
+	mu      sync.Mutex
+	proxies map[locker.Backend]*tcpproxy.Proxy
+}
+
+var _ Stores = (*Redis)(nil)
+
+// StartRedis starts n servers with opts (no persistence unless
+// redistest.WithAppendOnly) and stops them, with every proxy, when the test
+// ends. A missing redis-server skips the test, or fails it when CI is set.
+func StartRedis(t testing.TB, n int, opts ...redistest.Option) *Redis {
+	t.Helper()
+	r := &Redis{t: t, proxies: make(map[locker.Backend]*tcpproxy.Proxy)}
+	for range n {
+		r.servers = append(r.servers, redistest.Start(t, opts...))
+	}
+	t.Cleanup(r.closeProxies)
+	return r
+}
+
+// Server returns server i, for faults: Kill, Restart, Stop.
+func (r *Redis) Server(i int) *redistest.Server { return r.servers[i] }
+
+// Len implements Stores.
+func (r *Redis) Len() int { return len(r.servers) }
+
+// Granularity implements Stores: Redis leases are exact to the
+// millisecond.
+func (r *Redis) Granularity() time.Duration { return time.Millisecond }
+
+// Client implements Stores: a new backend on server i, through a new
+// proxy, opened from a redis:// URL.
+func (r *Redis) Client(ctx context.Context, i int) (locker.Backend, error) {
+	p, err := tcpproxy.Start(r.servers[i].Addr())
+	if err != nil {
+		return nil, err
+	}
+	b, err := locker.Open(ctx, "redis://"+p.Addr())
+	if err != nil {
+		_ = p.Close()
+		return nil, err
+	}
+	r.mu.Lock()
+	r.proxies[b] = p
+	r.mu.Unlock()
+	return b, nil
+}
+
+// Clients returns a new client of every server, closed when the test ends.
+func (r *Redis) Clients(t testing.TB) []locker.Backend {
+	t.Helper()
+	bs := make([]locker.Backend, len(r.servers))
+	for i := range bs {
+		b, err := r.Client(context.Background(), i)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = b.Close() })
+		bs[i] = b
+	}
+	return bs
+}
+
+func (r *Redis) proxy(b locker.Backend) (*tcpproxy.Proxy, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p, ok := r.proxies[b]
+	if !ok {
+		return nil, fmt.Errorf("not a client of these servers: %T", b)
+	}
+	return p, nil
+}
+
+// Partition implements Stores: it cuts the client's proxy.
+func (r *Redis) Partition(b locker.Backend) error {
+	p, err := r.proxy(b)
+	if err != nil {
+		return err
+	}
+	p.Cut()
+	return nil
+}
+
+// Heal implements Stores.
+func (r *Redis) Heal(b locker.Backend) error {
+	p, err := r.proxy(b)
+	if err != nil {
+		return err
+	}
+	p.Heal()
+	return nil
+}
+
+func (r *Redis) closeProxies() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for b, p := range r.proxies {
+		_ = b.Close()
+		_ = p.Close()
+	}
+}
+
+// State returns key's state on server i, read through a new client.
+func (r *Redis) State(t testing.TB, i int, key string) locker.State {
+	t.Helper()
+	ctx := context.Background()
+	c, err := r.Client(ctx, i)
+	require.NoError(t, err)
+	st, err := c.(locker.Inspector).Inspect(ctx, key)
+	require.NoError(t, err)
+	return st
+}
+
+// DirectClients returns a new client of every server that connects
+// without a proxy (it cannot be partitioned), closed when the test ends:
+// for benchmarks.
+func (r *Redis) DirectClients(t testing.TB) []locker.Backend {
+	t.Helper()
+	bs := make([]locker.Backend, len(r.servers))
+	for i, s := range r.servers {
+		b, err := locker.Open(context.Background(), "redis://"+s.Addr())
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = b.Close() })
+		bs[i] = b
+	}
+	return bs
+}

@@ -1,0 +1,68 @@
+// Package multilock combines several locks into one that is held only while
+// all of them are: the same key on several stores (MultiLock), or several
+// keys, possibly on different stores (Keys, e.g. account:A and account:B
+// for a transfer).
+//
+// A MultiLock is itself a locker.Backend: key k on it means key k on every
+// member. A Mutex therefore waits for it, renews it with its watchdog and
+// inspects it as it does any backend, and combinators compose: a RedLock of
+// MultiLocks is redlock.New([]locker.Backend{ml1, ml2, ml3}). A MultiKey
+// (from Keys) is a locker.Lockable for locker.NewMutex.
+//
+//	a, _ := locker.Key(accounts, "account:A")
+//	b, _ := locker.Key(accounts, "account:B")
+//	both, err := multilock.Keys([]*locker.KeyLock{a, b})
+//	m, err := locker.NewMutex(both)
+//	lease, err := m.Lock(ctx)
+//
+// # Rules
+//
+// A MultiLock keeps the semantics of Redisson's RedissonMultiLock (every
+// member must be acquired; on failure what was acquired is released) and
+// follows the rules of package redlock with a quorum of every member; see
+// there for the wait budget, the member timeout, the lease phases, the
+// validity and the fencing tokens. In short:
+//
+//   - One attempt asks every member at once; it costs one round trip to the
+//     slowest member, not the sum, and no owner ever waits while holding
+//     part of the set, so locks taken in different orders cannot deadlock.
+//   - It succeeds when every member granted the lock and the validity (lease
+//     less elapsed time less drift) is positive; the validity goes out in
+//     locker.Grant.Validity.
+//   - A failed attempt releases every member, including those that refused
+//     and those whose call failed or timed out (their state is unknown). It
+//     reports "not acquired" (so a waiting Mutex tries again) unless every
+//     member may still hold the lock for the owner; then the outcome is
+//     unknown and it returns an error.
+//   - Unlock releases every member; it returns an error wrapping
+//     locker.ErrNotHeld when some member did not hold the lock (the others
+//     are released all the same). Expire renews every member and returns
+//     ErrNotHeld as soon as one member no longer holds the lock, so the
+//     Mutex's watchdog closes Lease.Done.
+//   - Fencing tokens rise strictly from holder to holder and stay the same
+//     on re-entry: the token is the highest of the members' tokens, written
+//     back to the members below it before it is handed out.
+//   - Members must be independent (the same store twice is a configuration
+//     error), and leases are rounded up to the coarsest member's
+//     granularity.
+//   - There is no restart guard: a store that restarts and forgets a hold
+//     cannot let a second owner in while the first holds the other members.
+//     (A MultiLock of one member is no safer than that store.)
+//
+// # Optional capabilities
+//
+// Watch (any member's release wakes the waiter), Inspect (held when one
+// owner holds every member; the hold count and remaining lease are the
+// smallest), ForceUnlock, ExpireBatch (one batch per member, all at once)
+// and Fence all work on a MultiLock, over the members' own. The methods
+// always exist; when a member lacks the capability they fail with an error
+// wrapping errors.ErrUnsupported, and Supports tells which work. MultiKey
+// offers Watch, Inspect and ForceUnlock the same way.
+//
+// # Errors
+//
+// Bad input and bad configuration are errors wrapping locker.ErrInvalid,
+// before any member is contacted; calls after Close wrap locker.ErrClosed.
+// Any error other than these and ErrNotHeld means the outcome is unknown; it
+// names each member that failed and why.
+package multilock

@@ -1,0 +1,29 @@
+package multilock_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/internal/quorumtest"
+	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/multilock"
+)
+
+// newML returns a MultiLock over members, closed when the test ends.
+func newML(t testing.TB, members []locker.Backend, opts ...multilock.Option) *multilock.MultiLock {
+	t.Helper()
+	ml, err := multilock.New(members, opts...)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ml.Close() })
+	return ml
+}
+
+// memML returns n stores and a MultiLock over a fresh client of each.
+func memML(t testing.TB, n int, opts ...multilock.Option) (*quorumtest.Mem, []*memlocker.Client, *multilock.MultiLock) {
+	t.Helper()
+	stores := quorumtest.NewMem(n)
+	cs := stores.Clients()
+	return stores, cs, newML(t, quorumtest.Backends(cs), opts...)
+}

@@ -1,0 +1,155 @@
+package multilock_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/internal/quorumtest"
+	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/multilock"
+)
+
+func TestNewRejectsBadConfiguration(t *testing.T) {
+	s := memlocker.NewStore()
+	c, other := s.Client(), memlocker.New()
+	cases := []struct {
+		name    string
+		members []locker.Backend
+		opts    []multilock.Option
+	}{
+		{"no members", nil, nil},
+		{"nil member", []locker.Backend{c, nil}, nil},
+		{"the same client twice", []locker.Backend{c, c}, nil},
+		{"two clients of one store", []locker.Backend{c, s.Client()}, nil},
+		{"zero member timeout", []locker.Backend{c, other}, []multilock.Option{multilock.WithMemberTimeout(0)}},
+		{"drift factor of one", []locker.Backend{c, other}, []multilock.Option{multilock.WithDriftFactor(1)}},
+		{"nil clock", []locker.Backend{c, other}, []multilock.Option{multilock.WithClock(nil)}},
+	}
+	for _, tc := range cases {
+		_, err := multilock.New(tc.members, tc.opts...)
+		assert.ErrorIs(t, err, locker.ErrInvalid, tc.name)
+	}
+	ml, err := multilock.New([]locker.Backend{c, other})
+	require.NoError(t, err)
+	assert.Equal(t, 2, ml.Needed())
+}
+
+// TestAllOrNothing: every member must grant the lock; when one does not,
+// the attempt fails and every member is released, including those whose
+// call timed out after it ran.
+func TestAllOrNothing(t *testing.T) {
+	ctx := context.Background()
+	faults := map[string]func(c *memlocker.Client){
+		"failed":    func(c *memlocker.Client) { c.FailNext(1, nil) },
+		"timed out": func(c *memlocker.Client) { c.TimeoutNext(1) },
+	}
+	for name, fault := range faults {
+		for i := range 3 {
+			t.Run(fmt.Sprintf("member %d %s", i, name), func(t *testing.T) {
+				stores, cs, ml := memML(t, 3)
+				fault(cs[i])
+				g, err := ml.TryLock(ctx, "k", "o", time.Minute)
+				require.NoError(t, err)
+				assert.False(t, g.Acquired)
+				assert.Equal(t, quorumtest.Repeat("", 3), stores.Holders(t, "k"))
+				g, err = ml.TryLock(ctx, "k", "o", time.Minute)
+				require.NoError(t, err)
+				assert.True(t, g.Acquired, "the next attempt succeeds")
+				assert.Equal(t, quorumtest.Repeat("o", 3), stores.Holders(t, "k"))
+			})
+		}
+	}
+}
+
+// TestRefusedMember: another owner on one member makes the attempt fail,
+// and leaves that owner's hold alone.
+func TestRefusedMember(t *testing.T) {
+	ctx := context.Background()
+	stores, _, ml := memML(t, 3)
+	stores.Take(t, "k", "x", 10*time.Second, 1)
+	g, err := ml.TryLock(ctx, "k", "o", time.Minute)
+	require.NoError(t, err)
+	assert.False(t, g.Acquired)
+	assert.Positive(t, g.Remaining)
+	assert.Equal(t, []string{"", "x", ""}, stores.Holders(t, "k"))
+}
+
+// TestUnreachableMembers: a member out of reach fails the attempt; the
+// outcome is unknown only when every member is.
+func TestUnreachableMembers(t *testing.T) {
+	ctx := context.Background()
+	stores, cs, ml := memML(t, 3)
+	cs[0].Partition()
+	g, err := ml.TryLock(ctx, "k", "o", time.Minute)
+	require.NoError(t, err, "the reachable members were released: the owner holds nothing")
+	assert.False(t, g.Acquired)
+	assert.Equal(t, quorumtest.Repeat("", 3), stores.Holders(t, "k"))
+	cs[1].Partition()
+	cs[2].Partition()
+	_, err = ml.TryLock(ctx, "k", "o", time.Minute)
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, locker.ErrNotAcquired)
+}
+
+// TestLosingOneMemberLosesTheLock: renewal and unlock need every member.
+func TestLosingOneMemberLosesTheLock(t *testing.T) {
+	ctx := context.Background()
+	stores, _, ml := memML(t, 3)
+	m, err := locker.New(ml, "k", locker.WithWatchdogLease(300*time.Millisecond))
+	require.NoError(t, err)
+	l, err := m.Lock(ctx)
+	require.NoError(t, err)
+	stores.Force(t, "k", 2)
+	select {
+	case <-l.Done():
+		assert.ErrorIs(t, l.Err(), locker.ErrLost)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the watchdog did not notice the lost member")
+	}
+	err = l.Unlock(ctx)
+	assert.ErrorIs(t, err, locker.ErrNotHeld)
+	assert.Equal(t, quorumtest.Repeat("", 3), stores.Holders(t, "k"), "the other members are released all the same")
+}
+
+// TestNoRestartGuard: a restarted member cannot let a second owner in, so
+// a MultiLock needs no guard.
+func TestNoRestartGuard(t *testing.T) {
+	ctx := context.Background()
+	stores, _, ml := memML(t, 3)
+	g, err := ml.TryLock(ctx, "k", "x", time.Minute)
+	require.NoError(t, err)
+	require.True(t, g.Acquired)
+	stores.Store(0).Restart()
+	other := newML(t, quorumtest.Backends(stores.Clients()))
+	g, err = other.TryLock(ctx, "k", "y", time.Minute)
+	require.NoError(t, err)
+	assert.False(t, g.Acquired, "x still holds the other members")
+	assert.ErrorIs(t, ml.Unlock(ctx, "k", "x"), locker.ErrNotHeld, "x lost the restarted member, so the MultiLock")
+	assert.Equal(t, quorumtest.Repeat("", 3), stores.Holders(t, "k"))
+}
+
+// TestInspect: held when one owner holds every member.
+func TestInspect(t *testing.T) {
+	ctx := context.Background()
+	stores, _, ml := memML(t, 3)
+	stores.Take(t, "k", "o", 20*time.Second, 0, 1)
+	st, err := ml.Inspect(ctx, "k")
+	require.NoError(t, err)
+	assert.False(t, st.Held, "two of three members")
+	stores.Take(t, "k", "o", 10*time.Second, 2)
+	st, err = ml.Inspect(ctx, "k")
+	require.NoError(t, err)
+	assert.True(t, st.Held)
+	assert.LessOrEqual(t, st.Remaining, 10*time.Second, "the shortest lease")
+	assert.ErrorIs(t, ml.Fence(ctx, "k", "o", 0), locker.ErrInvalid)
+	require.NoError(t, ml.Fence(ctx, "k", "o", 40))
+	st, err = ml.Inspect(ctx, "k")
+	require.NoError(t, err)
+	assert.Equal(t, uint64(40), st.Token)
+}

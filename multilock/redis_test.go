@@ -1,0 +1,53 @@
+package multilock_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/distlock/distlock/conformance"
+	"github.com/distlock/distlock/internal/quorumtest"
+	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/multilock"
+)
+
+// TestConformanceRedis runs the backend contract on a MultiLock of five
+// real Redis servers. The suite takes leases of a few hundred milliseconds
+// on clients whose first call dials a connection (through a proxy, under
+// the race detector): a member timeout of a lease/200 would time such calls
+// out, and a MultiLock tolerates no member failing, so it is set higher.
+func TestConformanceRedis(t *testing.T) {
+	conformance.Run(t, func(_ context.Context, t *testing.T) (conformance.Harness, error) {
+		return quorumtest.NewHarness(quorumtest.StartRedis(t, 5), func(members []locker.Backend) (locker.Backend, error) {
+			return multilock.New(members, multilock.WithMemberTimeout(redisMemberTimeout))
+		}), nil
+	})
+}
+
+// redisMemberTimeout bounds member calls to Redis servers in tests that
+// need every member to answer.
+const redisMemberTimeout = 500 * time.Millisecond
+
+// TestRedisKilledServer: with one server of three killed, a MultiLock
+// cannot be taken; the attempt fails cleanly and a waiting Mutex gives up
+// when its wait runs out.
+func TestRedisKilledServer(t *testing.T) {
+	ctx := context.Background()
+	stores := quorumtest.StartRedis(t, 3)
+	ml := newML(t, stores.Clients(t), multilock.WithMemberTimeout(redisMemberTimeout))
+	m, err := locker.New(ml, "k")
+	require.NoError(t, err)
+	l, err := m.TryLock(ctx, locker.WithLease(10*time.Second))
+	require.NoError(t, err)
+	require.NoError(t, l.Unlock(ctx))
+
+	stores.Server(1).Kill()
+	_, err = m.TryLock(ctx, locker.WithWait(500*time.Millisecond), locker.WithLease(10*time.Second))
+	assert.ErrorIs(t, err, locker.ErrNotAcquired)
+	for _, i := range []int{0, 2} {
+		assert.False(t, stores.State(t, i, "k").Held, "server %d: the failed attempts left nothing behind", i)
+	}
+}

@@ -1,0 +1,33 @@
+package redlock_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/internal/quorumtest"
+	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/redlock"
+)
+
+// epoch is where manual clocks start.
+var epoch = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// newRL returns a RedLock over members, closed when the test ends.
+func newRL(t testing.TB, members []locker.Backend, opts ...redlock.Option) *redlock.RedLock {
+	t.Helper()
+	rl, err := redlock.New(members, opts...)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = rl.Close() })
+	return rl
+}
+
+// memRL returns n stores and a RedLock over a fresh client of each.
+func memRL(t testing.TB, n int, opts ...redlock.Option) (*quorumtest.Mem, []*memlocker.Client, *redlock.RedLock) {
+	t.Helper()
+	stores := quorumtest.NewMem(n)
+	cs := stores.Clients()
+	return stores, cs, newRL(t, quorumtest.Backends(cs), opts...)
+}

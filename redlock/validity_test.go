@@ -1,0 +1,219 @@
+package redlock_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/internal/quorumtest"
+	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/redlock"
+)
+
+// slowByClock returns a RedLock over 5 stores on a manual clock, whose
+// first member's lock call takes d of that clock.
+func slowByClock(t *testing.T, d time.Duration) (*memlocker.ManualClock, *quorumtest.Mem, *redlock.RedLock) {
+	clock := memlocker.NewManualClock(epoch)
+	stores := quorumtest.NewMem(5, memlocker.WithClock(clock))
+	slow := quorumtest.NewHooked(stores.Store(0))
+	slow.SetHook(func(op string) error {
+		if op == "trylock" {
+			clock.Advance(d)
+		}
+		return nil
+	})
+	members := []locker.Backend{slow}
+	for i := 1; i < 5; i++ {
+		members = append(members, stores.Store(i).Client())
+	}
+	return clock, stores, newRL(t, members, redlock.WithClock(clock))
+}
+
+// TestValidity: the validity is the lease less the attempt's time less the
+// drift (1% of the lease plus 2 ms); a quorum with none left is a failure.
+func TestValidity(t *testing.T) {
+	ctx := context.Background()
+	const lease = 10 * time.Second
+	const drift = lease/100 + 2*time.Millisecond
+
+	_, stores, rl := slowByClock(t, 9800*time.Millisecond)
+	owner := locker.NewOwner()
+	g, err := rl.TryLock(ctx, "k", owner, lease)
+	require.NoError(t, err)
+	require.True(t, g.Acquired)
+	assert.Equal(t, lease-9800*time.Millisecond-drift, g.Validity)
+	assert.Equal(t, quorumtest.Repeat(owner, 5), stores.Holders(t, "k"))
+	require.NoError(t, rl.Unlock(ctx, "k", owner))
+
+	_, stores, rl = slowByClock(t, 9900*time.Millisecond)
+	g, err = rl.TryLock(ctx, "k", owner, lease)
+	require.NoError(t, err)
+	assert.False(t, g.Acquired, "a quorum with validity %v left must not count", lease-9900*time.Millisecond-drift)
+	assert.Equal(t, quorumtest.Repeat("", 5), stores.Holders(t, "k"), "the members of a quorum without validity are released")
+}
+
+// TestLeaseDeadlineReflectsValidity: a Mutex's lease ends with the
+// validity, not with the lease it asked for.
+func TestLeaseDeadlineReflectsValidity(t *testing.T) {
+	ctx := context.Background()
+	_, _, rl := slowByClock(t, 9800*time.Millisecond)
+	m, err := locker.New(rl, "k")
+	require.NoError(t, err)
+	start := time.Now()
+	lease, err := m.TryLock(ctx, locker.WithLease(10*time.Second))
+	require.NoError(t, err)
+	assert.True(t, lease.Deadline().Before(start.Add(time.Second)),
+		"deadline %v after the start: the 98 ms of validity must show", lease.Deadline().Sub(start))
+	select {
+	case <-lease.Done():
+		assert.ErrorIs(t, lease.Err(), locker.ErrLost)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the lease did not end with its validity")
+	}
+	// The members still hold it by their own clock: Unlock releases them.
+	assert.NoError(t, lease.Unlock(ctx))
+}
+
+// TestWaitBudgetBoundsTheCalls: member calls end with the caller's wait
+// budget, before slow members run them.
+func TestWaitBudgetBoundsTheCalls(t *testing.T) {
+	stores, cs, rl := memRL(t, 5, redlock.WithMemberTimeout(time.Second))
+	for _, c := range cs {
+		c.SetLatency(300 * time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	g, err := rl.TryLock(ctx, "k", locker.NewOwner(), time.Minute)
+	require.NoError(t, err, "the calls did not run, and the releases say so")
+	assert.False(t, g.Acquired, "calls bounded by the budget end before the members answer")
+	assert.Equal(t, quorumtest.Repeat("", 5), stores.Holders(t, "k"))
+}
+
+// TestLastAttemptAfterTheBudget: a budget that has run out still leaves
+// each member call a millisecond, as Redisson does; a cancelled context
+// stops the calls.
+func TestLastAttemptAfterTheBudget(t *testing.T) {
+	stores, _, rl := memRL(t, 5)
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	owner := locker.NewOwner()
+	g, err := rl.TryLock(ctx, "k", owner, time.Minute)
+	require.NoError(t, err)
+	assert.True(t, g.Acquired, "a budget that ran out still allows one attempt")
+	require.NoError(t, rl.Unlock(context.Background(), "k", owner))
+
+	// A Mutex's TryLock with a zero wait is such an attempt.
+	m, err := locker.New(rl, "zero")
+	require.NoError(t, err)
+	l, err := m.TryLock(context.Background(), locker.WithWait(0))
+	require.NoError(t, err)
+	require.NoError(t, l.Unlock(context.Background()))
+
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	g, err = rl.TryLock(cancelled, "k", owner, time.Minute)
+	require.NoError(t, err)
+	assert.False(t, g.Acquired, "a cancelled context stops the attempt")
+	assert.Equal(t, quorumtest.Repeat("", 5), stores.Holders(t, "k"))
+}
+
+// hookedRL returns a RedLock over 5 hooked clients.
+func hookedRL(t *testing.T, opts ...redlock.Option) (*quorumtest.Mem, []*quorumtest.Hooked, *redlock.RedLock) {
+	stores := quorumtest.NewMem(5)
+	hs := make([]*quorumtest.Hooked, 5)
+	for i := range hs {
+		hs[i] = quorumtest.NewHooked(stores.Store(i))
+	}
+	return stores, hs, newRL(t, quorumtest.Backends(hs), opts...)
+}
+
+// TestLeasePhases: with a wait budget shorter than half the lease, members
+// are first taken for twice the budget and then given the full lease, as
+// Redisson's tryLock(wait, lease) does.
+func TestLeasePhases(t *testing.T) {
+	const lease = 10 * time.Second
+	stores, hs, rl := hookedRL(t)
+	provisional := make(chan time.Duration, 1)
+	hs[0].SetHook(func(op string) error {
+		if op == "expire" {
+			provisional <- stores.State(t, 0, "k").Remaining
+		}
+		return nil
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	owner := locker.NewOwner()
+	g, err := rl.TryLock(ctx, "k", owner, lease)
+	require.NoError(t, err)
+	require.True(t, g.Acquired)
+	select {
+	case d := <-provisional:
+		assert.LessOrEqual(t, d, 2*time.Second, "the first lease is twice the budget")
+		assert.Greater(t, d, time.Second)
+	default:
+		t.Fatal("the second phase did not run")
+	}
+	for i, h := range hs {
+		assert.Equal(t, 1, h.Calls("expire"), "member %d gets the full lease in the second phase", i)
+		assert.Greater(t, stores.State(t, i, "k").Remaining, 5*time.Second, "member %d", i)
+	}
+	assert.Greater(t, g.Validity, 9*time.Second)
+	require.NoError(t, rl.Unlock(ctx, "k", owner))
+
+	// Without a budget, or with one of at least half the lease, there is
+	// one phase.
+	hs[0].SetHook(nil)
+	long, cancel := context.WithTimeout(context.Background(), lease/2)
+	defer cancel()
+	for _, ctx := range []context.Context{context.Background(), long} {
+		g, err = rl.TryLock(ctx, "k", owner, lease)
+		require.NoError(t, err)
+		require.True(t, g.Acquired)
+		require.NoError(t, rl.Unlock(ctx, "k", owner))
+	}
+	for i, h := range hs {
+		assert.Equal(t, 1, h.Calls("expire"), "member %d", i)
+	}
+}
+
+// TestLeasePhaseFailure: members the second phase cannot extend do not
+// count; without a quorum the attempt fails and releases everything.
+func TestLeasePhaseFailure(t *testing.T) {
+	stores, hs, rl := hookedRL(t)
+	for _, h := range hs[:3] {
+		h.SetHook(func(op string) error {
+			if op == "expire" {
+				return errors.New("injected: extension lost")
+			}
+			return nil
+		})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	g, err := rl.TryLock(ctx, "k", locker.NewOwner(), 10*time.Second)
+	require.NoError(t, err)
+	assert.False(t, g.Acquired)
+	assert.Equal(t, quorumtest.Repeat("", 5), stores.Holders(t, "k"))
+
+	// Through a Mutex: TryLock with a wait and a lease.
+	for _, h := range hs {
+		h.SetHook(nil)
+	}
+	before := make([]int, len(hs))
+	for i, h := range hs {
+		before[i] = h.Calls("expire")
+	}
+	m, err := locker.New(rl, "m")
+	require.NoError(t, err)
+	l, err := m.TryLock(context.Background(), locker.WithWait(time.Second), locker.WithLease(10*time.Second))
+	require.NoError(t, err)
+	for i, h := range hs {
+		assert.Equal(t, before[i]+1, h.Calls("expire"), "member %d: a wait shorter than half the lease means two phases", i)
+	}
+	require.NoError(t, l.Unlock(context.Background()))
+}
