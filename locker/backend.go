@@ -141,3 +141,19 @@ func Granularity(v any) time.Duration {
 	}
 	return time.Millisecond
 }
+
+// Endpointer is an optional Backend capability: it names the server the
+// backend talks to (for example "redis://127.0.0.1:6379/0"), so that a
+// combinator can refuse two clients of the same server as members. Backends
+// with equal endpoints must reach the same store; an empty endpoint means
+// unknown.
+type Endpointer interface {
+	Endpoint() string
+}
+
+// CapabilityReporter is implemented by backends and locks whose optional
+// methods exist on their type but may not work on every instance, such as
+// a combinator whose members lack a capability. Supports consults it.
+type CapabilityReporter interface {
+	Supports(c Capability) bool
+}

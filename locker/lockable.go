@@ -115,20 +115,34 @@ func (k *KeyLock) Granularity() time.Duration { return Granularity(k.backend) }
 
 // Supports reports whether l offers capability c: for a KeyLock, whether its
 // backend implements the matching optional interface; for any other
-// Lockable, whether it implements the Lockable capability interface.
+// Lockable, whether it implements the Lockable capability interface. A
+// backend or lock that is a CapabilityReporter has the last word.
 func Supports(l Lockable, c Capability) bool {
-	if k, ok := l.(*KeyLock); ok {
-		switch c {
-		case CapWatch:
-			_, ok = k.backend.(Notifier)
-		case CapInspect:
-			_, ok = k.backend.(Inspector)
-		case CapForceUnlock:
-			_, ok = k.backend.(ForceUnlocker)
-		}
-		return ok
+	var v any = l
+	ok := lockHas(l, c)
+	if k, isKey := l.(*KeyLock); isKey {
+		v = k.backend
+		ok = backendHas(k.backend, c)
 	}
-	var ok bool
+	if r, isReporter := v.(CapabilityReporter); ok && isReporter {
+		return r.Supports(c)
+	}
+	return ok
+}
+
+func backendHas(b Backend, c Capability) (ok bool) {
+	switch c {
+	case CapWatch:
+		_, ok = b.(Notifier)
+	case CapInspect:
+		_, ok = b.(Inspector)
+	case CapForceUnlock:
+		_, ok = b.(ForceUnlocker)
+	}
+	return ok
+}
+
+func lockHas(l Lockable, c Capability) (ok bool) {
 	switch c {
 	case CapWatch:
 		_, ok = l.(Watchable)

@@ -120,3 +120,34 @@ func TestGrantValiditySetsTheDeadline(t *testing.T) {
 	}
 	require.NoError(t, l.Unlock(ctx), "the store still held the lock")
 }
+
+// reportsNoWatch has a Watch method that it reports as unavailable, as a
+// combinator over members without notification does.
+type reportsNoWatch struct{ *memlocker.Client }
+
+func (reportsNoWatch) Supports(c locker.Capability) bool { return c != locker.CapWatch }
+
+func TestCapabilityReporterHasTheLastWord(t *testing.T) {
+	ctx := context.Background()
+	c := memlocker.New()
+	b := reportsNoWatch{c}
+	held, err := newMutex(t, b, "k").Lock(ctx, locker.WithLease(time.Minute))
+	require.NoError(t, err)
+	k, err := locker.Key(b, "k")
+	require.NoError(t, err)
+	assert.False(t, locker.Supports(k, locker.CapWatch))
+	assert.True(t, locker.Supports(k, locker.CapInspect))
+
+	got := make(chan error, 1)
+	go func() {
+		l, err := newMutex(t, b, "k").Lock(ctx)
+		if err == nil {
+			err = l.Unlock(ctx)
+		}
+		got <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	require.NoError(t, held.Unlock(ctx))
+	require.NoError(t, <-got)
+	assert.Zero(t, c.Calls("watch"), "the waiter must poll rather than call a Watch reported unavailable")
+}

@@ -7,13 +7,9 @@ import (
 	"github.com/distlock/distlock/locker"
 )
 
-// Endpointer is an optional member capability: it names the server a
-// backend talks to (for example "redis://10.0.0.1:6379/0"), so that a
-// combinator can refuse two clients of the same server as members. Two
-// backends with equal endpoints must reach the same store.
-type Endpointer interface {
-	Endpoint() string
-}
+// Endpointer is locker.Endpointer: the combinators use it to refuse two
+// clients of the same server as members.
+type Endpointer = locker.Endpointer
 
 // target is one member call's destination: a key on a backend.
 type target struct {
@@ -73,7 +69,7 @@ func describe(b locker.Backend) string {
 	if n, ok := b.(nested); ok {
 		return n.quorumBackend().String()
 	}
-	if e, ok := b.(Endpointer); ok {
+	if e, ok := b.(Endpointer); ok && e.Endpoint() != "" {
 		return e.Endpoint()
 	}
 	return fmt.Sprintf("%T", b)
@@ -93,7 +89,7 @@ func identities(b locker.Backend) []any {
 	if hashable(b) {
 		ids = append(ids, b)
 	}
-	if e, ok := b.(Endpointer); ok {
+	if e, ok := b.(Endpointer); ok && e.Endpoint() != "" {
 		ids = append(ids, endpointID(e.Endpoint()))
 	}
 	return ids
