@@ -10,6 +10,14 @@
 //
 // # URLs
 //
-// Importing the package registers nothing; see package locker's Open for the
-// "mem" scheme once it exists.
+// Importing the package registers the "mem" scheme with locker.Open:
+//
+//	mem://NAME
+//
+// opens a new Client of the store called NAME in this process; every Open of
+// the same NAME reaches the same Store, so Mutexes opened from one URL
+// contend, and different names are independent stores (NAME may be empty).
+// The stores live as long as the process: a mem URL never reaches another
+// process. The URL takes no user, port, path, query parameter or fragment;
+// any of them is an error wrapping locker.ErrInvalid.
 package memlocker

@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"sync"
@@ -18,20 +19,21 @@ import (
 )
 
 func main() {
-	if err := run(context.Background()); err != nil {
+	if err := run(context.Background(), os.Stdout); err != nil {
 		log.Print(err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context) error {
+// run plays the demo, printing to w.
+func run(ctx context.Context, w io.Writer) error {
 	store := memlocker.NewStore()
 
-	fmt.Println("== three workers, one lock ==")
-	var shared ledger
+	fmt.Fprintln(w, "== three workers, one lock ==")
+	shared := ledger{w: w}
 	var wg sync.WaitGroup
 	errs := make(chan error, 3)
-	for w := 1; w <= 3; w++ {
+	for worker := 1; worker <= 3; worker++ {
 		// Each worker has its own client, as separate processes would.
 		m, err := locker.New(store.Client(), "ledger")
 		if err != nil {
@@ -44,7 +46,7 @@ func run(ctx context.Context) error {
 					errs <- err
 					return
 				}
-				shared.write(fmt.Sprintf("worker %d", w), lease.Token())
+				shared.write(fmt.Sprintf("worker %d", worker), lease.Token())
 				time.Sleep(10 * time.Millisecond)
 				if err := lease.Unlock(ctx); err != nil {
 					errs <- err
@@ -59,7 +61,7 @@ func run(ctx context.Context) error {
 		return err
 	}
 
-	fmt.Println("== a lease that runs out ==")
+	fmt.Fprintln(w, "== a lease that runs out ==")
 	slow, err := locker.New(store.Client(), "report")
 	if err != nil {
 		return err
@@ -68,9 +70,9 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("slow worker holds %q with token %d for 100ms\n", slow.Name(), lease.Token())
+	fmt.Fprintf(w, "slow worker holds %q with token %d for 100ms\n", slow.Name(), lease.Token())
 	<-lease.Done()
-	fmt.Printf("slow worker's Done fired: %v\n", lease.Err())
+	fmt.Fprintf(w, "slow worker's Done fired: %v\n", lease.Err())
 
 	fast, err := locker.New(store.Client(), "report")
 	if err != nil {
@@ -80,13 +82,13 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("fast worker took %q with token %d\n", fast.Name(), next.Token())
-	var report ledger
+	fmt.Fprintf(w, "fast worker took %q with token %d\n", fast.Name(), next.Token())
+	report := ledger{w: w}
 	report.write("fast worker", next.Token())
 	// The slow worker did not look at Done before writing: the token saves us.
 	report.write("slow worker", lease.Token())
 	if err := lease.Unlock(ctx); err != nil {
-		fmt.Printf("slow worker's Unlock: %v\n", err)
+		fmt.Fprintf(w, "slow worker's Unlock: %v\n", err)
 	}
 	return next.Unlock(ctx)
 }
@@ -94,6 +96,7 @@ func run(ctx context.Context) error {
 // ledger is a resource that accepts a write only with a fencing token higher
 // than any it has seen.
 type ledger struct {
+	w    io.Writer
 	mu   sync.Mutex
 	last uint64
 }
@@ -107,5 +110,5 @@ func (l *ledger) write(who string, token uint64) {
 	} else {
 		l.last = token
 	}
-	fmt.Printf("%s writes with token %d: %s\n", who, token, verdict)
+	fmt.Fprintf(l.w, "%s writes with token %d: %s\n", who, token, verdict)
 }

@@ -1,0 +1,98 @@
+package memlocker_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/locker"
+)
+
+func ExampleNewStore() {
+	ctx := context.Background()
+	store := memlocker.NewStore()
+	// Each client is one connection: two clients behave as two processes.
+	a, _ := locker.New(store.Client(), "invoice/9")
+	b, _ := locker.New(store.Client(), "invoice/9")
+
+	lease, _ := a.TryLock(ctx)
+	_, err := b.TryLock(ctx)
+	fmt.Println("b:", errors.Is(err, locker.ErrNotAcquired))
+	lease.Unlock(ctx)
+	lease, err = b.TryLock(ctx)
+	fmt.Println("b after a:", err, "token:", lease.Token())
+	lease.Unlock(ctx)
+	// Output:
+	// b: true
+	// b after a: <nil> token: 2
+}
+
+func ExampleManualClock() {
+	ctx := context.Background()
+	clock := memlocker.NewManualClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	client := memlocker.New(memlocker.WithClock(clock))
+
+	// Leases expire by the store's clock: no sleeping in tests.
+	if _, err := client.TryLock(ctx, "k", "alice", 10*time.Second); err != nil {
+		panic(err)
+	}
+	g, _ := client.TryLock(ctx, "k", "bob", 10*time.Second)
+	fmt.Println("bob before:", g.Acquired, "alice has", g.Remaining)
+
+	clock.Advance(10 * time.Second)
+	g, _ = client.TryLock(ctx, "k", "bob", 10*time.Second)
+	fmt.Println("bob after:", g.Acquired, "token", g.Token)
+	// Output:
+	// bob before: false alice has 10s
+	// bob after: true token 2
+}
+
+func ExampleClient_TimeoutNext() {
+	ctx := context.Background()
+	client := memlocker.New()
+	m, _ := locker.New(client, "k")
+
+	// The next call runs on the store but its reply is lost: the Mutex
+	// cannot know whether it holds the lock, so it reports an error that is
+	// not ErrNotAcquired, and releases the lock in case it was taken.
+	client.TimeoutNext(1)
+	_, err := m.TryLock(ctx)
+	fmt.Println(errors.Is(err, memlocker.ErrTimeout), errors.Is(err, locker.ErrNotAcquired))
+	held, _ := m.IsLocked(ctx)
+	fmt.Println("held:", held)
+	// Output:
+	// true false
+	// held: false
+}
+
+func ExampleClient_FailNext() {
+	ctx := context.Background()
+	client := memlocker.New()
+	client.FailNext(1, nil) // the next call fails without running
+	_, err := client.TryLock(ctx, "k", "alice", time.Second)
+	fmt.Println(err)
+	g, _ := client.TryLock(ctx, "k", "alice", time.Second)
+	fmt.Println("then:", g.Acquired, "calls:", client.Calls("trylock"))
+	// Output:
+	// memlocker: injected failure
+	// then: true calls: 2
+}
+
+func Example_open() {
+	ctx := context.Background()
+	// "mem://NAME" names a store of this process: every Open of one NAME
+	// reaches the same store.
+	a, _ := locker.Open(ctx, "mem://example")
+	b, _ := locker.Open(ctx, "mem://example")
+	defer a.Close()
+	defer b.Close()
+	fmt.Println(a.(*memlocker.Client).Store() == b.(*memlocker.Client).Store())
+
+	_, err := locker.Open(ctx, "mem://example?ttl=1s")
+	fmt.Println(errors.Is(err, locker.ErrInvalid))
+	// Output:
+	// true
+	// true
+}

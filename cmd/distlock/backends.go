@@ -1,0 +1,10 @@
+package main
+
+// Every backend registers its URL schemes when imported; distlock imports
+// them all so that every scheme is known.
+import (
+	_ "github.com/distlock/distlock/backends/etcdlocker"
+	_ "github.com/distlock/distlock/backends/memcachelocker"
+	_ "github.com/distlock/distlock/backends/memlocker"
+	_ "github.com/distlock/distlock/backends/redislocker"
+)

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/distlock/distlock/locker"
+)
+
+// defaultGrace is how long a CMD whose lock was lost has between SIGTERM and
+// SIGKILL.
+const defaultGrace = 10 * time.Second
+
+// runFlags are the flags of "run" beyond the backend's.
+type runFlags struct {
+	backendFlags
+	wait     optionalDuration
+	lease    time.Duration
+	watchdog time.Duration
+	grace    time.Duration
+	verbose  bool
+}
+
+func (a *app) run(ctx context.Context, args []string) int {
+	var f runFlags
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(a.helpOutput(args))
+	f.register(fs)
+	fs.Var(&f.wait, "wait", "give up when the lock is not acquired within `D` (0: one attempt; default: wait until interrupted)")
+	fs.DurationVar(&f.lease, "lease", 0, "hold the lock for a fixed lease `D`, not renewed: CMD is stopped when it runs out")
+	fs.DurationVar(&f.watchdog, "watchdog", locker.DefaultWatchdogLease, "lease `D` that is renewed every D/3 while CMD runs; a lost lock is noticed within D/3")
+	fs.DurationVar(&f.grace, "grace", defaultGrace, "time `D` a CMD whose lock was lost has between SIGTERM and SIGKILL")
+	fs.BoolVar(&f.verbose, "verbose", false, "report waiting, acquiring and releasing the lock on stderr")
+	fs.Usage = func() { runUsage(fs) }
+
+	name, cmd, err := parseRunArgs(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		if !errors.Is(err, errFlagReported) {
+			a.errorf("run: %v", err)
+			fmt.Fprintln(a.stderr, "usage: distlock run [flags] NAME -- CMD [ARG...]   (distlock run --help)")
+		}
+		return exitUsage
+	}
+	if err := f.problem(); err != nil {
+		a.errorf("run: %v", err)
+		return exitUsage
+	}
+
+	// Signals interrupt the wait; once CMD runs they are forwarded to it.
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+
+	lease, backend, code := a.acquire(ctx, &f, name, sigs)
+	if code != exitOK {
+		return code
+	}
+	defer backend.Close()
+	return a.supervise(lease, name, cmd, &f, sigs)
+}
+
+// errFlagReported is a flag error the flag package has already printed.
+var errFlagReported = errors.New("flag error reported")
+
+// parseRunArgs splits "run"'s arguments into flags, NAME and CMD. Flags may
+// come before and after NAME; "--" ends them, and so does CMD's first word.
+func parseRunArgs(fs *flag.FlagSet, args []string) (string, []string, error) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return "", nil, err
+		}
+		return "", nil, errFlagReported
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		return "", nil, errors.New("no lock NAME")
+	}
+	name, rest := rest[0], rest[1:]
+	switch {
+	case len(rest) > 0 && rest[0] == "--":
+		rest = rest[1:]
+	case len(rest) > 0 && strings.HasPrefix(rest[0], "-"):
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return "", nil, err
+			}
+			return "", nil, errFlagReported
+		}
+		rest = fs.Args()
+	}
+	if name == "" {
+		return "", nil, errors.New("empty lock NAME")
+	}
+	if len(rest) == 0 {
+		return "", nil, errors.New("no CMD to run")
+	}
+	return name, rest, nil
+}
+
+// problem returns what is wrong with the flags that need no store, or nil.
+func (f *runFlags) problem() error {
+	switch {
+	case f.lease < 0:
+		return errors.New("--lease must be positive")
+	case f.watchdog <= 0:
+		return errors.New("--watchdog must be positive")
+	case f.grace < 0:
+		return errors.New("--grace must not be negative")
+	case f.wait.set && f.wait.d < 0:
+		return errors.New("--wait must not be negative")
+	case f.lease > 0 && f.watchdog != locker.DefaultWatchdogLease:
+		return errors.New("--lease (fixed) and --watchdog (renewed) exclude each other")
+	}
+	return nil
+}
+
+// lockOptions are the options of the Lock call the flags ask for.
+func (f *runFlags) lockOptions() []locker.LockOption {
+	var opts []locker.LockOption
+	if f.wait.set {
+		opts = append(opts, locker.WithWait(f.wait.d))
+	}
+	if f.lease > 0 {
+		opts = append(opts, locker.WithLease(f.lease))
+	}
+	return opts
+}
+
+// optionalDuration is a duration flag that knows whether it was given.
+type optionalDuration struct {
+	d   time.Duration
+	set bool
+}
+
+func (o *optionalDuration) String() string {
+	if o == nil || !o.set {
+		return ""
+	}
+	return o.d.String()
+}
+
+func (o *optionalDuration) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	o.d, o.set = d, true
+	return nil
+}
+
+// signalled is the cause of a wait ended by a signal.
+type signalled struct{ sig os.Signal }
+
+func (s signalled) Error() string { return "interrupted by " + s.sig.String() }
+
+// exitStatusFor is the status for dying of, or being interrupted by, sig.
+func exitStatusFor(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return exitSignalBase + int(s)
+	}
+	return exitSignalBase + 1
+}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/distlock/distlock/locker"
+)
+
+// statusReport is what "status" prints.
+type statusReport struct {
+	Lock      string        `json:"lock"`
+	Held      bool          `json:"held"`
+	Holder    string        `json:"holder,omitempty"`
+	Holds     int           `json:"holds,omitempty"`
+	Remaining time.Duration `json:"-"`
+	// RemainingMS is Remaining in milliseconds, for JSON.
+	RemainingMS int64  `json:"remaining_ms,omitempty"`
+	Token       uint64 `json:"token"`
+}
+
+func (a *app) status(ctx context.Context, args []string) int {
+	var bf backendFlags
+	fs := flag.NewFlagSet("status", flag.ContinueOnError)
+	fs.SetOutput(a.helpOutput(args))
+	bf.register(fs)
+	asJSON := fs.Bool("json", false, "print the state as one JSON object")
+	fs.Usage = func() { statusUsage(fs) }
+	name, code := parseNameArgs(a, fs, "status", args)
+	if code >= 0 {
+		return code
+	}
+	m, backend, code := a.openMutex(ctx, &bf, name)
+	if code != exitOK {
+		return code
+	}
+	defer backend.Close()
+
+	ctx, cancel := context.WithTimeout(ctx, bf.timeout)
+	defer cancel()
+	st, err := m.Inspect(ctx)
+	if err != nil {
+		a.errorf("%v", err)
+		if errors.Is(err, errors.ErrUnsupported) {
+			return exitUsage
+		}
+		return exitUnavailable
+	}
+	r := statusReport{Lock: name, Held: st.Held, Holder: st.Owner, Holds: st.Holds, Remaining: st.Remaining, Token: st.Token}
+	if *asJSON {
+		r.RemainingMS = r.Remaining.Milliseconds()
+		out, _ := json.Marshal(r)
+		fmt.Fprintln(a.stdout, string(out))
+	} else {
+		r.print(a)
+	}
+	if !st.Held {
+		return exitFree
+	}
+	return exitOK
+}
+
+func (r statusReport) print(a *app) {
+	w := tabwriter.NewWriter(a.stdout, 0, 0, 1, ' ', 0)
+	fmt.Fprintf(w, "lock:\t%s\n", r.Lock)
+	if r.Held {
+		fmt.Fprintf(w, "held:\tyes\n")
+		fmt.Fprintf(w, "holder:\t%s\n", r.Holder)
+		fmt.Fprintf(w, "holds:\t%d\n", r.Holds)
+		fmt.Fprintf(w, "remaining:\t%v\n", r.Remaining.Round(time.Millisecond))
+	} else {
+		fmt.Fprintf(w, "held:\tno\n")
+	}
+	fmt.Fprintf(w, "token:\t%d\n", r.Token)
+	w.Flush()
+}
+
+// parseNameArgs parses flags and the one NAME argument of "status" and
+// "unlock". It returns -1 to go on, or the exit status.
+func parseNameArgs(a *app, fs *flag.FlagSet, cmd string, args []string) (string, int) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return "", exitOK
+		}
+		return "", exitUsage
+	}
+	rest := fs.Args()
+	if len(rest) > 1 && len(rest[1]) > 0 && rest[1][0] == '-' {
+		// Flags after NAME.
+		if err := fs.Parse(rest[1:]); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return "", exitOK
+			}
+			return "", exitUsage
+		}
+		rest = append(rest[:1], fs.Args()...)
+	}
+	if len(rest) != 1 || rest[0] == "" {
+		a.errorf("%s: want exactly one lock NAME (distlock %s --help)", cmd, cmd)
+		return "", exitUsage
+	}
+	return rest[0], -1
+}
+
+// openMutex opens the backend the flags describe and a Mutex for name on
+// it. The caller closes the backend.
+func (a *app) openMutex(ctx context.Context, bf *backendFlags, name string) (*locker.Mutex, locker.Backend, int) {
+	backend, code := bf.open(ctx, a)
+	if code != exitOK {
+		return nil, nil, code
+	}
+	m, err := locker.New(backend, name)
+	if err != nil {
+		backend.Close()
+		a.errorf("%v", err)
+		return nil, nil, exitUsage
+	}
+	return m, backend, exitOK
+}
