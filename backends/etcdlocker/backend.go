@@ -1,6 +1,7 @@
 package etcdlocker
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sync"
@@ -15,6 +16,13 @@ import (
 // DefaultPrefix is the prefix of lock keys unless WithPrefix sets another.
 const DefaultPrefix = "distlock/"
 
+// DefaultCallTimeout bounds each call of the backend unless WithCallTimeout
+// sets another. The etcd client waits for a reachable server as long as its
+// context lasts, and a Backend must not wait: so every call ends by this
+// timeout, or by the caller's deadline when that is earlier, with an error
+// that leaves the lock's state unknown.
+const DefaultCallTimeout = 5 * time.Second
+
 // maxLeaseSeconds is the longest lease etcd grants.
 const maxLeaseSeconds = 9_000_000_000
 
@@ -26,9 +34,10 @@ const casRounds = 8
 // Backend is a locker.Backend over an etcd client. It is safe for
 // concurrent use.
 type Backend struct {
-	cli       *clientv3.Client
-	ownClient bool
-	prefix    string
+	cli         *clientv3.Client
+	ownClient   bool
+	prefix      string
+	callTimeout time.Duration
 
 	// minTTL is the shortest lease, in seconds, the server has been seen to
 	// grant; shorter requests are raised to it.
@@ -60,6 +69,24 @@ func WithPrefix(prefix string) Option {
 	}
 }
 
+// WithCallTimeout bounds each call of the backend by d instead of
+// DefaultCallTimeout. It fails with locker.ErrInvalid when d is not
+// positive.
+func WithCallTimeout(d time.Duration) Option {
+	return func(b *Backend) error {
+		if d <= 0 {
+			return fmt.Errorf("etcdlocker: %w: non-positive call timeout %v", locker.ErrInvalid, d)
+		}
+		b.callTimeout = d
+		return nil
+	}
+}
+
+// bound limits ctx to the backend's call timeout.
+func (b *Backend) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, b.callTimeout)
+}
+
 // New returns a Backend over cli. Close stops the backend's watches but
 // leaves cli open: the caller closes it. It fails with locker.ErrInvalid
 // when cli is nil.
@@ -67,7 +94,7 @@ func New(cli *clientv3.Client, opts ...Option) (*Backend, error) {
 	if cli == nil {
 		return nil, fmt.Errorf("etcdlocker: %w: nil client", locker.ErrInvalid)
 	}
-	b := &Backend{cli: cli, prefix: DefaultPrefix, watches: make(map[string]*keyWatch)}
+	b := &Backend{cli: cli, prefix: DefaultPrefix, callTimeout: DefaultCallTimeout, watches: make(map[string]*keyWatch)}
 	for _, opt := range opts {
 		if err := opt(b); err != nil {
 			return nil, err

@@ -52,6 +52,10 @@
 // a transaction was in flight) means the outcome is unknown: the lock may or
 // may not have changed. Such a call is never reported as "not acquired".
 //
+// The etcd client waits for a reachable server as long as a call's context
+// lasts. A backend must not wait, so every call is also bounded by the
+// backend's call timeout (DefaultCallTimeout, or WithCallTimeout).
+//
 // # URLs
 //
 // Importing the package registers the schemes "etcd" and "etcds" (TLS) with

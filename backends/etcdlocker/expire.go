@@ -27,6 +27,8 @@ const maxConcurrentKeepAlives = 16
 // it grants a new lease and moves the key to it in a transaction guarded by
 // the key's revision, then revokes the old lease.
 func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Duration) error {
+	ctx, cancel := b.bound(ctx)
+	defer cancel()
 	return b.ExpireBatch(ctx, []locker.Renewal{{Key: key, Owner: owner, TTL: ttl}})[0]
 }
 
@@ -34,6 +36,8 @@ func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Durati
 // key, the leases are renewed concurrently, and one more transaction checks
 // that the keys are still bound to them.
 func (b *Backend) ExpireBatch(ctx context.Context, renewals []locker.Renewal) []error {
+	ctx, cancel := b.bound(ctx)
+	defer cancel()
 	errs := make([]error, len(renewals))
 	if len(renewals) == 0 {
 		return errs

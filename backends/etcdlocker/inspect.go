@@ -14,6 +14,8 @@ import (
 // a whole second. A free key's Token is the cluster's current revision,
 // which is at least the last holder's token and below every later one.
 func (b *Backend) Inspect(ctx context.Context, key string) (locker.State, error) {
+	ctx, cancel := b.bound(ctx)
+	defer cancel()
 	if key == "" {
 		return locker.State{}, fmt.Errorf("etcdlocker: %w: empty key", locker.ErrInvalid)
 	}
@@ -51,6 +53,8 @@ func (b *Backend) Inspect(ctx context.Context, key string) (locker.State, error)
 // ForceUnlock implements locker.ForceUnlocker: it deletes the key whoever
 // holds it, revokes its lease, and reports whether it was held.
 func (b *Backend) ForceUnlock(ctx context.Context, key string) (bool, error) {
+	ctx, cancel := b.bound(ctx)
+	defer cancel()
 	if key == "" {
 		return false, fmt.Errorf("etcdlocker: %w: empty key", locker.ErrInvalid)
 	}

@@ -21,6 +21,8 @@ var errContended = errors.New("the key kept changing under the write; nothing wa
 // lease. When another owner holds the key the new lease is revoked and the
 // Grant carries the holder's remaining lease.
 func (b *Backend) TryLock(ctx context.Context, key, owner string, ttl time.Duration) (locker.Grant, error) {
+	ctx, cancel := b.bound(ctx)
+	defer cancel()
 	if err := validate(key, owner, ttl, true); err != nil {
 		return locker.Grant{}, err
 	}

@@ -12,6 +12,8 @@ import (
 // guarded by the revision it read, lowers the hold count or, at the last
 // hold, deletes the key; then it revokes the deleted key's lease.
 func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
+	ctx, cancel := b.bound(ctx)
+	defer cancel()
 	if err := validate(key, owner, 0, false); err != nil {
 		return err
 	}

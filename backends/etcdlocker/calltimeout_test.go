@@ -1,0 +1,51 @@
+package etcdlocker_test
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/distlock/distlock/backends/etcdlocker"
+	"github.com/distlock/distlock/locker"
+)
+
+// unreachable returns a loopback address where nothing listens.
+func unreachable(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	return addr
+}
+
+func TestCallsEndWithoutAReachableServer(t *testing.T) {
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{unreachable(t)}})
+	require.NoError(t, err)
+	defer cli.Close()
+	b, err := etcdlocker.New(cli, etcdlocker.WithCallTimeout(200*time.Millisecond))
+	require.NoError(t, err)
+	defer b.Close()
+
+	ended := make(chan error, 1)
+	go func() {
+		// No deadline on the context: the backend's call timeout ends it.
+		_, err := b.TryLock(context.Background(), "k", locker.NewOwner(), time.Second)
+		ended <- err
+	}()
+	select {
+	case err := <-ended:
+		require.Error(t, err)
+		assert.NotErrorIs(t, err, locker.ErrNotAcquired, "an unreachable server is not a refusal")
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+	case <-time.After(30 * time.Second):
+		t.Fatal("TryLock waited for an unreachable server")
+	}
+
+	_, err = etcdlocker.New(cli, etcdlocker.WithCallTimeout(0))
+	assert.ErrorIs(t, err, locker.ErrInvalid)
+}
