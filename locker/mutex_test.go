@@ -52,12 +52,12 @@ func TestGoroutinesSharingAMutexExcludeEachOther(t *testing.T) {
 
 func TestContextBoundsTheWaitNotTheLock(t *testing.T) {
 	c := memlocker.New()
-	m := newMutex(t, c, "k", locker.WithWatchdogLease(150*time.Millisecond))
+	m := newMutex(t, c, "k", locker.WithWatchdogLease(time.Second))
 	ctx, cancel := context.WithCancel(context.Background())
 	l, err := m.Lock(ctx)
 	require.NoError(t, err)
 	cancel()
-	time.Sleep(400 * time.Millisecond)
+	time.Sleep(1500 * time.Millisecond)
 	select {
 	case <-l.Done():
 		t.Fatalf("cancelling the Lock context ended the hold: %v", l.Err())
@@ -107,12 +107,12 @@ func TestWatchdogBatchesRenewals(t *testing.T) {
 	const locks = 200
 	leases := make([]*locker.Lease, locks)
 	for i := range leases {
-		m := newMutex(t, c, fmt.Sprintf("k%d", i), locker.WithWatchdogLease(300*time.Millisecond))
+		m := newMutex(t, c, fmt.Sprintf("k%d", i), locker.WithWatchdogLease(time.Second))
 		l, err := m.Lock(ctx)
 		require.NoError(t, err)
 		leases[i] = l
 	}
-	time.Sleep(time.Second)
+	time.Sleep(1500 * time.Millisecond)
 	for _, l := range leases {
 		select {
 		case <-l.Done():
@@ -120,27 +120,27 @@ func TestWatchdogBatchesRenewals(t *testing.T) {
 		default:
 		}
 	}
-	// About ten renewal rounds of 200 leases: batched, that is a few dozen
-	// calls, not thousands.
+	// About five renewal rounds of 200 leases: batched, that is a few dozen
+	// calls, not a thousand.
 	assert.Zero(t, c.Calls("expire"), "renewals must go through ExpireBatch")
 	assert.Positive(t, c.Calls("expirebatch"), "renewals happened")
-	assert.Less(t, c.Calls("expirebatch"), 100, "renewals were not batched")
+	assert.Less(t, c.Calls("expirebatch"), 50, "renewals were not batched")
 	for _, l := range leases {
 		require.NoError(t, l.Unlock(ctx))
 	}
 	after := c.Calls("expirebatch")
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(time.Second)
 	assert.Equal(t, after, c.Calls("expirebatch"), "Unlock must stop renewal")
 }
 
 func TestWatchdogRetriesATransientFailure(t *testing.T) {
 	ctx := context.Background()
 	c := memlocker.New()
-	m := newMutex(t, c, "k", locker.WithWatchdogLease(600*time.Millisecond))
+	m := newMutex(t, c, "k", locker.WithWatchdogLease(1200*time.Millisecond))
 	l, err := m.Lock(ctx)
 	require.NoError(t, err)
 	c.FailNext(1, errors.New("connection reset"))
-	time.Sleep(time.Second)
+	time.Sleep(1500 * time.Millisecond)
 	select {
 	case <-l.Done():
 		t.Fatalf("one failed renewal lost the lock: %v", l.Err())

@@ -22,10 +22,10 @@ func TestRedisExample(t *testing.T) {
 	srv := redistest.Start(t)
 	var out strings.Builder
 	// Work three times the lease: only renewals keep the lock.
-	require.NoError(t, run(context.Background(), &out, "redis://"+srv.Addr(), 600*time.Millisecond, 1800*time.Millisecond))
+	require.NoError(t, run(context.Background(), &out, "redis://"+srv.Addr(), 1500*time.Millisecond, 4500*time.Millisecond))
 	got := out.String()
 	t.Log(got)
-	assert.Contains(t, got, "renewed every 200ms")
+	assert.Contains(t, got, "renewed every 500ms")
 	assert.GreaterOrEqual(t, strings.Count(got, "another client's attempt: refused"), 3)
 	assert.NotContains(t, got, "ACQUIRED")
 	assert.Contains(t, got, "(higher: true)")
