@@ -2,9 +2,7 @@ package etcdlocker_test
 
 import (
 	"context"
-	"fmt"
 	"net/url"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,10 +16,7 @@ import (
 // harness makes clients of one embedded etcd server, each through a TCP
 // proxy of its own so that it can be cut off.
 type harness struct {
-	target string // the server's host:port
-
-	mu      sync.Mutex
-	proxies map[locker.Backend]*tcpproxy.Proxy
+	clients *tcpproxy.Clients
 }
 
 func newHarness(t *testing.T) *harness {
@@ -30,24 +25,18 @@ func newHarness(t *testing.T) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &harness{target: u.Host, proxies: make(map[locker.Backend]*tcpproxy.Proxy)}
+	return &harness{clients: tcpproxy.NewClients(u.Host)}
 }
 
 func (h *harness) NewBackend(ctx context.Context) (locker.Backend, error) {
-	p, err := tcpproxy.Start(h.target)
+	b, err := h.clients.Connect(func(addr string) (any, error) {
+		// A client opened from a URL is the backend's own: Close closes it.
+		return locker.Open(ctx, "etcd://"+addr+"/?prefix=conformance/&dial_timeout=2s")
+	})
 	if err != nil {
 		return nil, err
 	}
-	// A client opened from a URL is the backend's own: Close closes it.
-	b, err := locker.Open(ctx, "etcd://"+p.Addr()+"/?prefix=conformance/&dial_timeout=2s")
-	if err != nil {
-		p.Close()
-		return nil, err
-	}
-	h.mu.Lock()
-	h.proxies[b] = p
-	h.mu.Unlock()
-	return b, nil
+	return b.(locker.Backend), nil
 }
 
 // Granularity is etcd's: leases count in whole seconds, and the test
@@ -55,40 +44,12 @@ func (h *harness) NewBackend(ctx context.Context) (locker.Backend, error) {
 // lease is rounded up to a multiple of a second and no further.
 func (h *harness) Granularity() time.Duration { return time.Second }
 
-func (h *harness) Close() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, p := range h.proxies {
-		p.Close()
-	}
-}
-
-func (h *harness) proxy(b locker.Backend) (*tcpproxy.Proxy, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	p, ok := h.proxies[b]
-	if !ok {
-		return nil, fmt.Errorf("not a client of this harness: %T", b)
-	}
-	return p, nil
-}
+func (h *harness) Close() { h.clients.Close() }
 
 // Partition cuts the client's connections and refuses new ones.
-func (h *harness) Partition(b locker.Backend) error {
-	p, err := h.proxy(b)
-	if err == nil {
-		p.Cut()
-	}
-	return err
-}
+func (h *harness) Partition(b locker.Backend) error { return h.clients.Cut(b) }
 
-func (h *harness) Heal(b locker.Backend) error {
-	p, err := h.proxy(b)
-	if err == nil {
-		p.Heal()
-	}
-	return err
-}
+func (h *harness) Heal(b locker.Backend) error { return h.clients.Heal(b) }
 
 var _ conformance.Partitioner = (*harness)(nil)
 

@@ -2,8 +2,6 @@ package memcachelocker_test
 
 import (
 	"context"
-	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,66 +15,29 @@ import (
 // harness makes clients of one memcached server, each through a TCP proxy
 // of its own so that it can be cut off.
 type harness struct {
-	server *memcachedtest.Server
-
-	mu      sync.Mutex
-	proxies map[locker.Backend]*tcpproxy.Proxy
+	clients *tcpproxy.Clients
 }
 
 func (h *harness) NewBackend(ctx context.Context) (locker.Backend, error) {
-	p, err := tcpproxy.Start(h.server.Addr())
+	b, err := h.clients.Connect(func(addr string) (any, error) {
+		// A client opened from a URL is the backend's own: Close closes it.
+		return locker.Open(ctx, "memcache://"+addr+"/?prefix=conformance:")
+	})
 	if err != nil {
 		return nil, err
 	}
-	// A client opened from a URL is the backend's own: Close closes it.
-	b, err := locker.Open(ctx, "memcache://"+p.Addr()+"/?prefix=conformance:")
-	if err != nil {
-		p.Close()
-		return nil, err
-	}
-	h.mu.Lock()
-	h.proxies[b] = p
-	h.mu.Unlock()
-	return b, nil
+	return b.(locker.Backend), nil
 }
 
 // Granularity is memcached's: expiry counts in whole seconds.
 func (h *harness) Granularity() time.Duration { return time.Second }
 
-func (h *harness) Close() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, p := range h.proxies {
-		p.Close()
-	}
-}
-
-func (h *harness) proxy(b locker.Backend) (*tcpproxy.Proxy, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	p, ok := h.proxies[b]
-	if !ok {
-		return nil, fmt.Errorf("not a client of this harness: %T", b)
-	}
-	return p, nil
-}
+func (h *harness) Close() { h.clients.Close() }
 
 // Partition cuts the client's connections and refuses new ones.
-func (h *harness) Partition(b locker.Backend) error {
-	p, err := h.proxy(b)
-	if err == nil {
-		p.Cut()
-	}
-	return err
-}
+func (h *harness) Partition(b locker.Backend) error { return h.clients.Cut(b) }
 
-func (h *harness) Heal(b locker.Backend) error {
-	p, err := h.proxy(b)
-	if err == nil {
-		p.Heal()
-	}
-	return err
-}
+func (h *harness) Heal(b locker.Backend) error { return h.clients.Heal(b) }
 
 var _ conformance.Partitioner = (*harness)(nil)
 
@@ -84,6 +45,6 @@ var _ conformance.Partitioner = (*harness)(nil)
 // Mutexes poll.
 func TestConformance(t *testing.T) {
 	conformance.Run(t, func(context.Context, *testing.T) (conformance.Harness, error) {
-		return &harness{server: memcachedtest.Start(t), proxies: make(map[locker.Backend]*tcpproxy.Proxy)}, nil
+		return &harness{clients: tcpproxy.NewClients(memcachedtest.Start(t).Addr())}, nil
 	})
 }
