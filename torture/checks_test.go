@@ -1,0 +1,100 @@
+package torture
+
+import (
+	"context"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/locker"
+)
+
+// The checks must be able to fail: these tests run the torture harness on
+// deliberately broken locks and expect it to catch them.
+
+// grantAll is a broken lock that grants every attempt, held or not, with
+// rising tokens.
+type grantAll struct{ next *atomic.Uint64 }
+
+func (g grantAll) TryLock(context.Context, string, string, time.Duration) (locker.Grant, error) {
+	return locker.Grant{Acquired: true, Holds: 1, Token: g.next.Add(1)}, nil
+}
+func (grantAll) Unlock(context.Context, string, string) error                { return nil }
+func (grantAll) Expire(context.Context, string, string, time.Duration) error { return nil }
+func (grantAll) Close() error                                                { return nil }
+
+// sameToken is a lock that excludes correctly but hands out one token to
+// every holder.
+type sameToken struct{ *memlocker.Client }
+
+func (s sameToken) TryLock(ctx context.Context, key, owner string, ttl time.Duration) (locker.Grant, error) {
+	g, err := s.Client.TryLock(ctx, key, owner, ttl)
+	if g.Acquired {
+		g.Token = 7
+	}
+	return g, err
+}
+
+var (
+	brokenExclusion = &config{name: "broken-exclusion", deploy: func(*testing.T) *deployment {
+		next := new(atomic.Uint64)
+		return &deployment{lease: redisLease, newBackend: func(*testing.T, *links, int) locker.Backend {
+			return grantAll{next: next}
+		}}
+	}}
+	brokenTokens = &config{name: "broken-tokens", deploy: func(*testing.T) *deployment {
+		store := memlocker.NewStore()
+		return &deployment{lease: redisLease, newBackend: func(*testing.T, *links, int) locker.Backend {
+			return sameToken{store.Client()}
+		}}
+	}}
+)
+
+// TestChecksCatchOverlaps: a lock that grants everyone overlaps, and its
+// history is not a mutex's; fencing with rising tokens still turns the
+// stale writes away.
+func TestChecksCatchOverlaps(t *testing.T) {
+	s := scenario{config: brokenExclusion, fault: noFault, exclusive: true}
+	res := execute(t, brokenExclusion.deploy(t), s)
+	if res.audit.overlaps == 0 {
+		t.Error("no overlaps found on a lock that grants everyone")
+	}
+	if res.linOK {
+		t.Error("the history of a lock that grants everyone passed the linearizability check")
+	}
+	path, ok := strings.CutPrefix(res.linMsg, "not linearizable; visualisation: ")
+	if !ok {
+		t.Fatalf("no visualisation: %s", res.linMsg)
+	}
+	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
+		t.Errorf("visualisation %s not written: %v", path, err)
+	}
+	_ = os.Remove(path)
+	if res.audit.rejected == 0 || res.audit.staleAccepted != 0 {
+		t.Errorf("rising tokens: %d writes rejected, %d stale accepted; want some rejected, none accepted",
+			res.audit.rejected, res.audit.staleAccepted)
+	}
+}
+
+// TestChecksCatchBadTokens: a lock whose tokens do not rise lets a paused
+// holder's late write through; the audit counts the stale write and the
+// token order, and the linearizability check fails.
+func TestChecksCatchBadTokens(t *testing.T) {
+	s := scenario{config: brokenTokens, fault: pauseFault, exclusive: true}
+	res := execute(t, brokenTokens.deploy(t), s)
+	if res.audit.badTokens == 0 {
+		t.Error("no token-order violations found with one token for every holder")
+	}
+	if res.audit.staleAccepted == 0 {
+		t.Error("no stale write accepted, though paused holders write late with the same token")
+	}
+	if res.linOK {
+		t.Error("a history whose tokens do not rise passed the linearizability check")
+	}
+	if path, ok := strings.CutPrefix(res.linMsg, "not linearizable; visualisation: "); ok {
+		_ = os.Remove(path)
+	}
+}

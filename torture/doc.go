@@ -1,0 +1,79 @@
+// Package torture is distlock's torture suite: it has no code of its own,
+// only tests. Several clients, each with connections of its own, contend
+// for one lock through the public API (locker.Mutex) while real faults hit
+// real servers, and a shared resource checks what the lock promised.
+//
+// # What is checked
+//
+// Every hold enters a shared resource that records when it was inside and
+// writes to it with the hold's fencing token. The resource accepts a write
+// only if its token is at least the highest it has accepted, as a fenced
+// store would. After each run the suite checks, from the recorded history
+// and not from the lock's own word:
+//
+//   - overlaps: two holds inside the resource at once. A hold counts as
+//     inside from the return of Lock until it leaves or its lease ends by
+//     Lease.Deadline, whichever comes first; a holder past its deadline is
+//     a stale holder, which is fencing's business, not exclusion's.
+//   - stale writes accepted: a write accepted after a write of a hold that
+//     began acquiring only after this one had the lock. Fencing must reject
+//     every such write; one accepted fails the run, whatever the scenario.
+//   - token order: a hold that began acquiring after another was granted
+//     must carry a higher token, and every hold must carry a token (token 0
+//     means none). A violation fails the run.
+//   - linearizability: the history of Acquire (returning the token) and
+//     Release operations, checked with porcupine against a sequential
+//     mutex whose tokens rise. A lease lost (Unlock reports ErrLost or
+//     ErrNotHeld) is a release somewhere between the acquisition and that
+//     report; an Unlock whose outcome is unknown is a release at an unknown
+//     time after it was called. The check runs only where the scenario
+//     promises exclusion: elsewhere overlaps are expected and the history
+//     is not a mutex's. On failure porcupine's visualisation of the history
+//     is written to an HTML file (in the test's artifact directory under
+//     go test -artifacts, else in -torture.out) whose path the failure
+//     names.
+//   - Done: a lease whose deadline passed must close Lease.Done (or have
+//     been renewed late); the table shows how late it closed at most.
+//
+// The checks themselves are tested on deliberately broken locks (one that
+// grants everyone, one that hands every holder the same token): they must
+// find the overlaps, the stale writes and the non-linearizable histories.
+//
+// # Promises
+//
+// Which configuration promises mutual exclusion under which fault (a
+// scenario that promises it fails on any overlap):
+//
+//	configuration                  fault                            exclusion
+//	redis: 1 server, no AOF        none                             yes
+//	redis                          a client's connections cut       yes: the holder's lease ends, by its own clock, before the server frees the key
+//	redis                          SIGSTOP/SIGCONT the server       yes: the server's expiry counts from when it ran the call
+//	redis                          holder paused past its lease     yes for valid leases; the paused holder's late write must be rejected
+//	redis                          kill -9, restart (empty)         NO: the restarted server forgot the lock; fencing must catch the stale writes
+//	redis-aof: appendfsync always  kill -9, restart                 yes: the lock and its expiry survive the restart
+//	redlock: 5 Redis, no AOF,      none, cut, SIGSTOP 1-2 members,  yes
+//	  restart guard                holder paused
+//	redlock                        kill -9 one member at a time     yes: a minority forgets, and a restarted member does not vote within the guard
+//	redlock                        kill -9 three of five at once    yes: the restart guard keeps the forgetful majority out
+//	redlock-noguard                kill -9 three of five at once    NO: a forgetful majority grants the lock to a second owner
+//	mixed: RedLock of 2 Redis,     none; rotating faults, one       yes: one member of five is impaired at a time
+//	  etcd, memcached, mem           member at a time
+//	etcd: 3 members                none, cut, member stop+restart   yes: leases survive a member's loss and are extended on leader change
+//	mem: clock driven in real time clock jumps forward              NO: the store ends leases early; fencing must catch the stale writes
+//
+// The mixed RedLock may grant a lock with token 0 (no fencing token) when
+// its quorum holds fewer than half its fencing members plus one (etcd and
+// memcached are not locker.Fencers); the table counts those holds, and the
+// suite does not fail on them for that configuration alone (see the
+// tokenless field of config).
+//
+// # Running
+//
+// Without -torture.duration each scenario runs four seconds (the rotating
+// one twelve) and the whole package stays within a few minutes on two
+// cores. For a long run pass, for example, -torture.duration=2m and a
+// -timeout to match. TestMain prints the table of every run to standard
+// output (go test shows it with -v, or when run in this directory), and
+// writes it to table.txt in -torture.out (default: the system's temporary
+// directory, distlock-torture).
+package torture

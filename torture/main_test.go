@@ -1,0 +1,60 @@
+package torture
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+var (
+	flagDuration = flag.Duration("torture.duration", 0,
+		"how long each torture scenario runs (default: a few seconds; e.g. 2m for a long run)")
+	flagClients = flag.Int("torture.clients", 4, "contending clients per scenario")
+	flagOut     = flag.String("torture.out", "",
+		"directory for the result table and linearizability visualisations (default: $TMPDIR/distlock-torture)")
+)
+
+// defaultDuration is how long a scenario runs without -torture.duration.
+const defaultDuration = 4 * time.Second
+
+func scenarioDuration() time.Duration {
+	if *flagDuration > 0 {
+		return *flagDuration
+	}
+	return defaultDuration
+}
+
+// outDir returns the directory for the table and visualisations, creating
+// it.
+func outDir() (string, error) {
+	dir := *flagOut
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "distlock-torture")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// TestMain checks for leaked goroutines and prints the torture table after
+// the tests, so that it shows in plain `go test` output, not only with -v.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		if table := results.render(); table != "" {
+			fmt.Println(table)
+			if dir, err := outDir(); err == nil {
+				path := filepath.Join(dir, "table.txt")
+				if err := os.WriteFile(path, []byte(table+"\n"), 0o644); err == nil {
+					fmt.Println("torture table written to", path)
+				}
+			}
+		}
+		os.Exit(code)
+	}))
+}

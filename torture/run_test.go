@@ -1,0 +1,161 @@
+package torture
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// run is one scenario in progress: the lock's name and lease, the shared
+// resource, and what the clients recorded.
+type run struct {
+	key   string
+	lease time.Duration
+	start time.Time
+	links links
+
+	stop   atomic.Bool
+	faults atomic.Int32
+	res    resource
+	hist   history
+
+	mu         sync.Mutex
+	violations []string
+	strikes    []string
+}
+
+func newRun(key string, lease time.Duration) *run {
+	return &run{key: key, lease: lease, start: time.Now()}
+}
+
+// now is the time since the run started, by the monotonic clock.
+func (r *run) now() time.Duration { return time.Since(r.start) }
+
+// clock is the current time, for comparing with lease deadlines.
+func (r *run) clock() time.Time { return time.Now() }
+
+// since converts a time to an offset from the run's start.
+func (r *run) since(t time.Time) time.Duration { return t.Sub(r.start) }
+
+func (r *run) stopped() bool { return r.stop.Load() }
+
+func (r *run) countFault() { r.faults.Add(1) }
+
+// strike records a fault as it strikes, for the log.
+func (r *run) strike(format string, args ...any) {
+	r.countFault()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.strikes = append(r.strikes, fmt.Sprintf("%v: ", r.now().Round(time.Millisecond))+fmt.Sprintf(format, args...))
+}
+
+// violation records a broken rule that is not about exclusion or fencing
+// (those the audit finds): it fails the scenario.
+func (r *run) violation(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.violations = append(r.violations, fmt.Sprintf(format, args...))
+}
+
+// play runs the players until inject returns, then stops them and waits.
+func (r *run) playWhile(players []*player, inject func()) {
+	var wg sync.WaitGroup
+	for _, p := range players {
+		wg.Go(func() { r.play(p) })
+	}
+	inject()
+	r.stop.Store(true)
+	wg.Wait()
+}
+
+// scenario is one configuration under one fault.
+type scenario struct {
+	config *config
+	fault  fault
+	// exclusive says whether the configuration promises mutual exclusion
+	// under this fault; why says why, or why not.
+	exclusive bool
+	why       string
+}
+
+func (s scenario) name() string { return s.config.name + "/" + s.fault.name }
+
+// outcome of a scenario: its run, its audit and its table row.
+type result struct {
+	run    *run
+	audit  audit
+	row    resultRow
+	linOK  bool
+	linMsg string
+}
+
+// execute lets clients of the deployment contend while the fault strikes,
+// audits the history, and checks linearizability where the scenario
+// promises exclusion.
+func execute(t *testing.T, d *deployment, s scenario) result {
+	r := newRun("torture/"+s.name(), d.lease)
+	players := make([]*player, *flagClients)
+	for i := range players {
+		players[i] = &player{id: i, backend: d.backend(t, &r.links, i), pauser: i == 0 && s.fault.pauser}
+	}
+	r.start = time.Now()
+	until := time.Now().Add(scenarioDuration() * time.Duration(max(s.fault.slow, 1)))
+	r.playWhile(players, func() { s.fault.inject(t, d, r, until) })
+	took := time.Since(r.start)
+
+	holds := r.hist.snapshot()
+	res := result{run: r, audit: check(holds, r.res.log()), linOK: true}
+	res.row = resultRow{
+		config: s.config.name, fault: s.fault.name, exclusive: s.exclusive,
+		faults: int(r.faults.Load()), audit: res.audit, errs: r.hist.errs, gaveUp: r.hist.gaveUp, took: took,
+		lin: "n/a (no promise)",
+	}
+	if s.exclusive {
+		res.linOK, res.linMsg = checkLinearizable(t, holds)
+		res.row.lin = "yes"
+		if !res.linOK {
+			res.row.lin = "NO"
+		}
+	}
+	a := res.audit
+	t.Logf("%s: %d holds, %d writes, %d rejected, %d faults, %d unknown outcomes (e.g. %v), %d waits gave up, Done lag up to %v",
+		s.name(), a.acquired, a.writes, a.rejected, res.row.faults, r.hist.errs, r.hist.firstErr, r.hist.gaveUp, a.maxDoneLag)
+	for _, e := range a.examples {
+		t.Log(e)
+	}
+	return res
+}
+
+// runScenario executes a scenario, adds its row to the table, and fails
+// the test on every broken promise.
+func runScenario(t *testing.T, d *deployment, s scenario) {
+	res := execute(t, d, s)
+	results.add(res.row)
+	a, r := res.audit, res.run
+	failIf(t, !res.linOK, "history %s", res.linMsg)
+	failIf(t, a.acquired == 0, "no client ever got the lock")
+	failIf(t, s.fault.name != "none" && res.row.faults == 0, "the fault never struck")
+	failIf(t, a.staleAccepted > 0, "%d stale writes accepted: fencing failed", a.staleAccepted)
+	failIf(t, a.badTokens > 0, "%d pairs of holds whose tokens do not rise", a.badTokens)
+	failIf(t, a.noToken > 0 && !s.config.tokenless, "%d holds granted without a fencing token (token 0)", a.noToken)
+	failIf(t, s.exclusive && a.overlaps > 0, "%d overlapping holds, but %s promises exclusion under %s (%s)",
+		a.overlaps, s.config.name, s.fault.name, s.why)
+	failIf(t, s.fault.pauser && a.pausedRejected == 0,
+		"no paused holder's late write was turned away: the scenario did not test fencing")
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	failIf(t, len(r.violations) > 0, "violations: %s", strings.Join(r.violations, "; "))
+	if t.Failed() || len(a.examples) > 0 {
+		t.Logf("faults: %s", strings.Join(r.strikes, "; "))
+	}
+}
+
+func failIf(t *testing.T, cond bool, format string, args ...any) {
+	t.Helper()
+	if cond {
+		t.Errorf(format, args...)
+	}
+}

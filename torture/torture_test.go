@@ -1,0 +1,71 @@
+package torture
+
+import "testing"
+
+// scenarios are the configurations under their faults, each with its
+// promise, in the order they run: the faults that leave servers restarted
+// come last for each configuration, whose servers its scenarios share. See
+// the package documentation for the table.
+var scenarios = []scenario{
+	{config: singleRedis, fault: noFault, exclusive: true},
+	{config: singleRedis, fault: cutFault, exclusive: true,
+		why: "a cut-off holder's lease ends, by its own clock, before the server frees the key"},
+	{config: singleRedis, fault: stopFault, exclusive: true,
+		why: "the server's expiry counts from when it ran the call, after the holder's attempt began"},
+	{config: singleRedis, fault: pauseFault, exclusive: true,
+		why: "valid leases never overlap; the paused holder's late write must be rejected"},
+	{config: singleRedis, fault: killFault, exclusive: false,
+		why: "a restart without persistence forgets the lock; fencing must catch the stale writes"},
+
+	{config: persistentRedis, fault: killFault, exclusive: true,
+		why: "with appendfsync always the lock and its expiry survive the restart"},
+
+	{config: redLock, fault: noFault, exclusive: true},
+	{config: redLock, fault: cutFault, exclusive: true,
+		why: "a client cut from a majority cannot renew and loses its lease first"},
+	{config: redLock, fault: stopFault, exclusive: true,
+		why: "at most two of five members stall"},
+	{config: redLock, fault: pauseFault, exclusive: true,
+		why: "valid leases never overlap; the paused holder's late write must be rejected"},
+	{config: redLock, fault: killFault, exclusive: true,
+		why: "one member restarts at a time and does not vote within the restart guard"},
+	{config: redLock, fault: killMajorityFault, exclusive: true,
+		why: "the restart guard keeps a forgetful majority from voting for a second owner"},
+
+	{config: unguardedRedLock, fault: killMajorityFault, exclusive: false,
+		why: "without the restart guard a forgetful majority grants the lock to a second owner"},
+
+	{config: mixed, fault: noFault, exclusive: true},
+	{config: mixed, fault: rotatingFault, exclusive: true,
+		why: "one member of five is impaired at a time"},
+
+	{config: etcdCluster, fault: noFault, exclusive: true},
+	{config: etcdCluster, fault: cutFault, exclusive: true,
+		why: "a cut-off holder's lease ends, by its own clock, before etcd's does"},
+	{config: etcdCluster, fault: etcdMemberFault, exclusive: true,
+		why: "leases survive a member's loss and are extended when the leader changes"},
+
+	{config: memStore, fault: clockFault, exclusive: false,
+		why: "a store whose clock jumps forward ends leases early; fencing must catch the stale writes"},
+}
+
+// TestTorture runs every scenario, the scenarios of one configuration on
+// one deployment of its servers; see the package documentation.
+func TestTorture(t *testing.T) {
+	var order []*config
+	byConfig := make(map[*config][]scenario)
+	for _, s := range scenarios {
+		if byConfig[s.config] == nil {
+			order = append(order, s.config)
+		}
+		byConfig[s.config] = append(byConfig[s.config], s)
+	}
+	for _, c := range order {
+		t.Run(c.name, func(t *testing.T) {
+			d := c.deploy(t)
+			for _, s := range byConfig[c] {
+				t.Run(s.fault.name, func(t *testing.T) { runScenario(t, d, s) })
+			}
+		})
+	}
+}
