@@ -42,9 +42,16 @@ type OpError struct {
 	Err error
 }
 
-// Error implements error.
+// maxNameInError is how much of a lock name an error message quotes.
+const maxNameInError = 200
+
+// Error implements error. A long lock name is cut short in the message.
 func (e *OpError) Error() string {
-	return fmt.Sprintf("distlock: %s %q: %v", e.Op, e.Lock, e.Err)
+	name := e.Lock
+	if len(name) > maxNameInError {
+		name = fmt.Sprintf("%s…(%d bytes)", name[:maxNameInError], len(name))
+	}
+	return fmt.Sprintf("distlock: %s %q: %v", e.Op, name, e.Err)
 }
 
 // Unwrap returns the cause.

@@ -29,11 +29,7 @@ type Lease struct {
 
 func newLease(m *Mutex, g Grant, start time.Time, ttl time.Duration, renew bool) *Lease {
 	l := &Lease{m: m, token: g.Token, holds: g.Holds, ttl: ttl, done: make(chan struct{})}
-	validity := g.Validity
-	if validity <= 0 {
-		validity = ttl
-	}
-	l.deadline = start.Add(validity)
+	l.deadline = start.Add(validity(g, ttl))
 	if renew {
 		l.renewal = startRenewal(l, start)
 	} else {
@@ -42,6 +38,15 @@ func newLease(m *Mutex, g Grant, start time.Time, ttl time.Duration, renew bool)
 		l.mu.Unlock()
 	}
 	return l
+}
+
+// validity is how long after the start of its attempt a grant of ttl is
+// known to hold.
+func validity(g Grant, ttl time.Duration) time.Duration {
+	if g.Validity > 0 {
+		return g.Validity
+	}
+	return ttl
 }
 
 // Token returns the hold's fencing token. Tokens rise strictly on every

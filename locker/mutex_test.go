@@ -182,3 +182,21 @@ func TestExtendOfALostLockClosesDone(t *testing.T) {
 	assert.ErrorIs(t, l.Err(), locker.ErrLost)
 	assert.ErrorIs(t, l.Unlock(ctx), locker.ErrLost)
 }
+
+func TestGrantArrivingAfterItsLeaseIsGivenBack(t *testing.T) {
+	ctx := context.Background()
+	c := memlocker.New()
+	m := newMutex(t, c, "k")
+	c.SetLatency(200 * time.Millisecond)
+	_, err := m.TryLock(ctx, locker.WithLease(100*time.Millisecond))
+	require.ErrorIs(t, err, locker.ErrNotAcquired, "a grant whose lease ran out in flight is no grant")
+	assert.Equal(t, 1, c.Calls("unlock"), "the stale hold must be released")
+	c.SetLatency(0)
+	held, err := m.IsLocked(ctx)
+	require.NoError(t, err)
+	assert.False(t, held)
+
+	l, err := m.TryLock(ctx, locker.WithLease(time.Minute))
+	require.NoError(t, err, "the Mutex is usable afterwards")
+	require.NoError(t, l.Unlock(ctx))
+}

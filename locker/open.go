@@ -61,6 +61,10 @@ func Open(ctx context.Context, rawURL string) (Backend, error) {
 		return nil, fmt.Errorf("distlock: open %s: %w: unknown scheme %q (known: %s; forgotten import?)",
 			redacted(u), ErrInvalid, u.Scheme, strings.Join(Schemes(), ", "))
 	}
+	if _, err := url.ParseQuery(u.RawQuery); err != nil {
+		// Openers read u.Query(), which drops what it cannot parse.
+		return nil, fmt.Errorf("distlock: open %s: %w: malformed query: %v", redacted(u), ErrInvalid, err)
+	}
 	b, err := open(ctx, u)
 	if err != nil {
 		return nil, fmt.Errorf("distlock: open %s: %w", redacted(u), err)

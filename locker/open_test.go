@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -69,4 +70,20 @@ func TestNewOwnerIsUnguessable(t *testing.T) {
 		require.False(t, seen[o], "owner identities repeat")
 		seen[o] = true
 	}
+}
+
+func TestOpenRejectsAMalformedQuery(t *testing.T) {
+	for _, raw := range []string{"locker-test://host/?a;b=1", "locker-test://host/?%zz=1"} {
+		_, err := locker.Open(context.Background(), raw)
+		require.ErrorIs(t, err, locker.ErrInvalid, raw)
+		assert.Contains(t, err.Error(), "malformed query")
+	}
+}
+
+func TestOpErrorCutsALongName(t *testing.T) {
+	name := strings.Repeat("n", 1<<20)
+	_, err := locker.New(memlocker.New(), name, locker.WithOwner(""))
+	require.ErrorIs(t, err, locker.ErrInvalid)
+	assert.Less(t, len(err.Error()), 1000)
+	assert.Contains(t, err.Error(), "(1048576 bytes)")
 }

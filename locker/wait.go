@@ -39,8 +39,19 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 		if err != nil {
 			return Grant{}, start, m.abandon(ctx, err)
 		}
-		if g.Acquired {
+		if g.Acquired && !late(g, start, ttl) {
 			return g, start, nil
+		}
+		if g.Acquired {
+			// The lease ran out before the reply came: another owner may
+			// hold the lock already. Give the stale hold back.
+			if err := m.release(ctx); err != nil {
+				return Grant{}, start, fmt.Errorf("%w: the lease ran out before the store answered; releasing: %w", ErrNotAcquired, err)
+			}
+			if !wait {
+				return Grant{}, start, fmt.Errorf("%w: the lease ran out before the store answered", ErrNotAcquired)
+			}
+			continue
 		}
 		if !wait {
 			return Grant{}, start, ErrNotAcquired
@@ -75,12 +86,27 @@ func (m *Mutex) abandon(ctx context.Context, err error) error {
 	if errors.Is(err, ErrInvalid) || errors.Is(err, ErrClosed) || m.sharedOwner {
 		return err
 	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
-	defer cancel()
-	if uerr := m.lock.Unlock(rctx, m.owner); uerr != nil && !errors.Is(uerr, ErrNotHeld) {
+	if uerr := m.release(ctx); uerr != nil {
 		return fmt.Errorf("%w; releasing after it: %w", err, uerr)
 	}
 	return err
+}
+
+// release drops one hold of the Mutex's owner, also after ctx has ended. A
+// lock that is not held is no error.
+func (m *Mutex) release(ctx context.Context) error {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+	defer cancel()
+	if err := m.lock.Unlock(rctx, m.owner); err != nil && !errors.Is(err, ErrNotHeld) {
+		return err
+	}
+	return nil
+}
+
+// late reports whether a grant's lease had run out by the time its reply
+// arrived, counting from the start of the attempt.
+func late(g Grant, start time.Time, ttl time.Duration) bool {
+	return time.Since(start) >= validity(g, ttl)
 }
 
 // bounded returns the holder's remaining lease capped at limit, or limit
