@@ -153,3 +153,21 @@ func TestInspect(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, uint64(40), st.Token)
 }
+
+// TestSingleMemberKeepsItsToken: a MultiLock of one store that cannot fence
+// hands out that store's own token, which rises by itself.
+func TestSingleMemberKeepsItsToken(t *testing.T) {
+	ctx := context.Background()
+	ml, err := multilock.New([]locker.Backend{quorumtest.Bare{Backend: memlocker.New()}})
+	require.NoError(t, err)
+	defer ml.Close()
+	var last uint64
+	for range 3 {
+		g, err := ml.TryLock(ctx, "k", "o", time.Minute)
+		require.NoError(t, err)
+		require.True(t, g.Acquired)
+		assert.Greater(t, g.Token, last)
+		last = g.Token
+		require.NoError(t, ml.Unlock(ctx, "k", "o"))
+	}
+}

@@ -120,9 +120,10 @@
 //     least F/2+1 fencing members now carry it.
 //
 // When every member fences, both majorities follow from the quorum. With
-// mixed members a quorum may include too few fencing ones: the lock is
-// then granted with token 0 (no fencing token) rather than refused, since
-// the token cannot be shown to rise.
+// mixed members a quorum may include too few fencing ones: the attempt then
+// fails (everything is released, and a waiting Mutex tries again) rather
+// than hand out a token that cannot be shown to rise. A RedLock with no
+// fencing member at all hands out token 0: it has no fencing tokens.
 //
 // Why tokens rise strictly from holder to holder: let A get token T_A, and
 // B acquire after A's hold ended. A's write set (the fencing members

@@ -112,7 +112,7 @@ func TestTokenNeedsAFencedMajority(t *testing.T) {
 }
 
 // TestNoFencingMembers: without Fencers a RedLock cannot make a monotonic
-// token and hands out 0; a single member's own token is used as it is.
+// token and hands out 0.
 func TestNoFencingMembers(t *testing.T) {
 	ctx := context.Background()
 	stores := quorumtest.NewMem(5)
@@ -126,11 +126,6 @@ func TestNoFencingMembers(t *testing.T) {
 	require.True(t, g.Acquired)
 	assert.Zero(t, g.Token)
 	assert.ErrorIs(t, rl.Fence(ctx, "k", "o", 5), errors.ErrUnsupported)
-
-	one := newRL(t, []locker.Backend{quorumtest.Bare{Backend: quorumtest.NewMem(1).Store(0).Client()}})
-	g, err = one.TryLock(ctx, "k", "o", time.Minute)
-	require.NoError(t, err)
-	assert.Equal(t, uint64(1), g.Token)
 }
 
 // TestMutexTokensRise runs holders one after another through Mutexes on
@@ -155,7 +150,8 @@ func TestMutexTokensRise(t *testing.T) {
 
 // TestTooFewFencingMembers: with members that cannot fence, a quorum of
 // all members may include too few fencing ones to make a token that
-// reflects the earlier ones; the lock is still granted, without a token.
+// reflects the earlier ones; such an attempt fails rather than grant a lock
+// without a token.
 func TestTooFewFencingMembers(t *testing.T) {
 	ctx := context.Background()
 	stores := quorumtest.NewMem(5)
@@ -174,6 +170,7 @@ func TestTooFewFencingMembers(t *testing.T) {
 	cs[0].Partition()
 	g, err = rl.TryLock(ctx, "k", "o", time.Minute)
 	require.NoError(t, err)
-	assert.True(t, g.Acquired, "four of five members are a quorum")
-	assert.Zero(t, g.Token, "one of two fencing members is no majority of them")
+	assert.False(t, g.Acquired, "one of two fencing members is no majority of them, though four of five members are a quorum")
+	assert.Zero(t, g.Token)
+	assert.Equal(t, quorumtest.Repeat("", 5), stores.Holders(t, "k"), "the failed attempt released every member")
 }

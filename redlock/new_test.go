@@ -25,6 +25,7 @@ func TestNewRejectsBadConfiguration(t *testing.T) {
 		opts    []redlock.Option
 	}{
 		{"no members", nil, nil},
+		{"one member", []locker.Backend{c}, nil},
 		{"nil member", []locker.Backend{c, nil, other}, nil},
 		{"typed nil member", []locker.Backend{c, (*memlocker.Client)(nil), other}, nil},
 		{"the same client twice", []locker.Backend{c, c, other}, nil},
@@ -44,7 +45,7 @@ func TestNewRejectsBadConfiguration(t *testing.T) {
 }
 
 func TestQuorumSize(t *testing.T) {
-	for n, want := range map[int]int{1: 1, 2: 2, 3: 2, 4: 3, 5: 3, 6: 4, 7: 4} {
+	for n, want := range map[int]int{2: 2, 3: 2, 4: 3, 5: 3, 6: 4, 7: 4} {
 		_, _, rl := memRL(t, n)
 		assert.Equal(t, want, rl.Needed(), "members: %d", n)
 		assert.Len(t, rl.Members(), n)

@@ -1,6 +1,7 @@
 package redlock
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/distlock/distlock/internal/quorum"
@@ -33,15 +34,20 @@ var (
 )
 
 // New returns a RedLock over members, which it owns: Close closes them.
-// Members may be any backends, combinators included. One member is allowed
-// but is no safer than that store, and two need both; three members
-// tolerate one failure, five tolerate two.
+// Members may be any backends, combinators included. Two members need both
+// (as a MultiLock does); three members tolerate one failure, five tolerate
+// two.
 //
-// New fails with an error wrapping locker.ErrInvalid when members is empty,
+// New fails with an error wrapping locker.ErrInvalid when members has fewer
+// than two entries (a RedLock of one store is that store: use it directly),
 // a member is nil, two members are the same store (the same value, equal
 // Endpoint() strings, or a store shared by two nested combinators), or an
 // option is invalid. It contacts no member.
 func New(members []locker.Backend, opts ...Option) (*RedLock, error) {
+	if len(members) == 1 {
+		return nil, fmt.Errorf("redlock: %w: one member; a RedLock needs at least two, and three or more to tolerate a failure",
+			locker.ErrInvalid)
+	}
 	b, err := quorum.Build(quorum.Majority, members, opts)
 	if err != nil {
 		return nil, err

@@ -269,6 +269,11 @@ var badCases = []badCase{
 			_, err := redlock.New(nil)
 			return err
 		}},
+	{name: "RedLock of one member", sentinel: locker.ErrInvalid, msg: []string{"one member", "at least two"}, untouched: true,
+		run: func(*testing.T, *badEnv, string) error {
+			_, err := redlock.New([]locker.Backend{memlocker.New()})
+			return err
+		}},
 	{name: "RedLock with a nil member", sentinel: locker.ErrInvalid, msg: []string{"member 2 is nil"}, untouched: true,
 		run: func(*testing.T, *badEnv, string) error {
 			_, err := redlock.New([]locker.Backend{memlocker.New(), nil, memlocker.New()})

@@ -38,14 +38,6 @@ const (
 type config struct {
 	name   string
 	deploy func(t *testing.T) *deployment
-	// tokenless says that grants without a fencing token (token 0) are a
-	// known issue of this configuration: they are counted, not failed.
-	// A RedLock whose quorum holds fewer than half its fencing members
-	// plus one grants the lock with token 0 (internal/quorum, conclude);
-	// with members that are not Fencers (etcd, memcached) that happens
-	// whenever two of the three fencing members are slow or refuse. It is
-	// reported to the lead; see README.md.
-	tokenless bool
 }
 
 // deployment is a configuration's running servers, and the proxies
@@ -215,7 +207,7 @@ var (
 
 	unguardedRedLock = redLockOf("redlock-noguard", 0)
 
-	mixed = &config{name: "mixed", tokenless: true, deploy: func(t *testing.T) *deployment {
+	mixed = &config{name: "mixed", deploy: func(t *testing.T) *deployment {
 		d := &deployment{lease: coarseLease, guard: restartGuard}
 		d.redis = []*redistest.Server{redistest.Start(t), redistest.Start(t)}
 		d.mc = memcachedtest.Start(t)

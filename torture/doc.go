@@ -61,11 +61,10 @@
 //	etcd: 3 members                none, cut, member stop+restart   yes: leases survive a member's loss and are extended on leader change
 //	mem: clock driven in real time clock jumps forward              NO: the store ends leases early; fencing must catch the stale writes
 //
-// The mixed RedLock may grant a lock with token 0 (no fencing token) when
-// its quorum holds fewer than half its fencing members plus one (etcd and
-// memcached are not locker.Fencers); the table counts those holds, and the
-// suite does not fail on them for that configuration alone (see the
-// tokenless field of config).
+// The mixed RedLock has fencing members (Redis, mem) and members that
+// cannot fence (etcd, memcached): an attempt whose quorum holds too few
+// fencing members fails rather than grant a hold without a token, so every
+// configuration must carry a token on every hold.
 //
 // # Running
 //

@@ -140,7 +140,7 @@ func runScenario(t *testing.T, d *deployment, s scenario) {
 	failIf(t, s.fault.name != "none" && res.row.faults == 0, "the fault never struck")
 	failIf(t, a.staleAccepted > 0, "%d stale writes accepted: fencing failed", a.staleAccepted)
 	failIf(t, a.badTokens > 0, "%d pairs of holds whose tokens do not rise", a.badTokens)
-	failIf(t, a.noToken > 0 && !s.config.tokenless, "%d holds granted without a fencing token (token 0)", a.noToken)
+	failIf(t, a.noToken > 0, "%d holds granted without a fencing token (token 0)", a.noToken)
 	failIf(t, s.exclusive && a.overlaps > 0, "%d overlapping holds, but %s promises exclusion under %s (%s)",
 		a.overlaps, s.config.name, s.fault.name, s.why)
 	failIf(t, s.fault.pauser && a.pausedRejected == 0,

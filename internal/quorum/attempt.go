@@ -110,8 +110,8 @@ func (a *attempt) lockRound(ctx context.Context, lease time.Duration) {
 }
 
 // conclude checks the quorum and the validity after the second round, and
-// returns the grant or fails the attempt. The grant carries the combined
-// token only if a majority of the fencing members carries it.
+// returns the grant or fails the attempt. When any member can fence, a
+// majority of the fencing members must carry the combined token.
 func (a *attempt) conclude(ctx context.Context, twoPhase bool, token uint64) (locker.Grant, error) {
 	var holds []int
 	var leases []time.Duration
@@ -142,7 +142,10 @@ func (a *attempt) conclude(ctx context.Context, twoPhase bool, token uint64) (lo
 			len(holds), len(a.ts), a.e.needed, memberErrors(a.ts, a.seconds())))
 	}
 	if a.e.fencers > 0 && fenced < a.e.fenceQuorum {
-		token = 0 // too few fencing members carry it: no fencing token
+		// A token that a majority of the fencing members does not carry
+		// need not exceed the tokens handed out before: no grant without it.
+		return a.fail(ctx, fmt.Errorf("%d of %d fencing members carry the token, %d needed",
+			fenced, a.e.fencers, a.e.fenceQuorum))
 	}
 	elapsed := a.e.s.clock.Now().Sub(a.start)
 	validity := kthLargest(leases, a.e.needed) - elapsed - a.e.s.drift(a.ttl)

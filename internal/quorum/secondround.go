@@ -7,10 +7,11 @@ import (
 )
 
 // token returns the combined fencing token: the highest token the fencing
-// members granted. It is 0 (no fencing token) when fewer than a majority of
-// the fencing members granted the lock, since the highest of their tokens
-// need not reflect every token handed out before (see secondRound); and
-// with no fencing member, except that a single member's own token is used.
+// members granted. It is 0 when fewer than a majority of the fencing members
+// granted the lock, since the highest of their tokens need not reflect every
+// token handed out before (see secondRound; conclude then fails the
+// attempt), and with no fencing member, except that a single member's own
+// token is used.
 func (a *attempt) token() uint64 {
 	if a.e.fencers == 0 {
 		if len(a.ts) == 1 {
