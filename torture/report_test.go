@@ -58,7 +58,7 @@ func (rt *resultTable) render() string {
 	fmt.Fprint(&b, `columns: faults injected; holds acquired; holds whose lease was lost before Unlock;
 overlapping pairs of valid holds; writes accepted; stale writes the fenced resource turned away,
 and stale writes it accepted (always 0, or the run fails); pairs of holds whose tokens did not rise;
-holds granted with token 0, without a fencing token (a known RedLock issue, see README);
+holds granted with token 0, without a fencing token (always 0, or the run fails);
 calls that ended in an unknown state; leases already past their deadline when Lock returned; how long after a lease's deadline its Done channel closed, at most;
 the linearizability check (run where exclusion is promised).`)
 	return b.String()
