@@ -1,0 +1,329 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+)
+
+// report holds the results of a run.
+type report struct {
+	command      string
+	settings     settings
+	started      time.Time
+	elapsed      time.Duration
+	loadBefore   string
+	loadAfter    string
+	redisVersion string
+
+	rtt         latencies
+	etcdRTT     latencies
+	uncontended []uncontendedResult
+	redlock     []uncontendedResult
+	contention  []contentionResult
+	etcd        []uncontendedResult
+	scale       *scaleResult
+}
+
+// Targets (ratios within one run).
+const (
+	targetUncontended   = 1.0  // distlock / best peer, p50
+	targetRedLock       = 0.5  // distlock / redsync, p50
+	targetThroughput    = 0.95 // acquisitions per second / physical limit
+	targetWaitP99       = 0.3  // distlock / best peer
+	targetShare         = 0.9  // smallest share / mean share
+	targetGoroutines    = 100
+	targetBytesPerLock  = 2048
+	targetEtcd          = 1.0 // distlock / concurrency.Mutex, p50
+	targetMissedRenewal = 0
+	// targetBatching is the fewest renewals per round trip that counts as
+	// batched (one per round trip is not).
+	targetBatching = 10
+)
+
+func (r *report) tables() []*table {
+	var ts []*table
+	ts = append(ts, r.summaryTable())
+	if r.uncontended != nil {
+		ts = append(ts, latencyTable("1. Uncontended lock+unlock, 1 Redis", r.uncontended))
+	}
+	if r.redlock != nil {
+		ts = append(ts, latencyTable("2. Uncontended lock+unlock, RedLock over 5 Redis", r.redlock))
+	}
+	if r.contention != nil {
+		ts = append(ts, r.contentionTable())
+	}
+	if r.etcd != nil {
+		t := latencyTable("4. etcd lock+unlock (1 member)", r.etcd)
+		t.note("etcd Put round trip: p50 %s, p99 %s", dur(r.etcdRTT.p50), dur(r.etcdRTT.p99))
+		ts = append(ts, t)
+	}
+	if r.scale != nil {
+		ts = append(ts, r.scaleTable())
+	}
+	return ts
+}
+
+func latencyTable(title string, rs []uncontendedResult) *table {
+	t := &table{title: title, header: []string{"implementation", "p50", "p99", "mean", "allocs/op", "p50 vs distlock"}}
+	for _, x := range rs {
+		t.add(x.name, dur(x.lat.p50), dur(x.lat.p99), dur(x.lat.mean), fmt.Sprintf("%.0f", x.allocs),
+			ratio(float64(x.lat.p50), float64(rs[0].lat.p50)))
+	}
+	return t
+}
+
+// best returns the element of xs that better ranks first; xs is not empty.
+func best[T any](xs []T, better func(a, b T) bool) T {
+	b := xs[0]
+	for _, x := range xs[1:] {
+		if better(x, b) {
+			b = x
+		}
+	}
+	return b
+}
+
+// physicalLimit is the most acquisitions per second any lock can make when
+// each is held for hold: one hold plus the round trip that hands the lock
+// over.
+func (r *report) physicalLimit(hold time.Duration) float64 {
+	return 1 / (hold + r.rtt.p50).Seconds()
+}
+
+// physicalLimitInv is 1 / physicalLimit(hold), in seconds.
+func (r *report) physicalLimitInv(hold time.Duration) float64 {
+	return (hold + r.rtt.p50).Seconds()
+}
+
+func (r *report) contentionTable() *table {
+	t := &table{title: fmt.Sprintf("3. Contention: %d goroutines, each with its own client, hold %v, %v",
+		r.settings.goroutines, r.settings.hold, r.settings.contention),
+		header: []string{"implementation", "processes", "acquisitions/s", "of limit", "of limit at measured hold", "wait p50", "wait p99", "smallest share", "mean hold", "mean handoff", "releaser again", "client CPU", "server CPU", "errors"}}
+	limit := r.physicalLimit(r.settings.hold)
+	for _, c := range r.contention {
+		errs := fmt.Sprint(c.nerrors)
+		if c.overlaps > 0 {
+			errs += fmt.Sprintf(", %d OVERLAPS", c.overlaps)
+		}
+		again := "–"
+		if c.procs == 1 {
+			again = fmt.Sprintf("%.0f%%", 100*c.reacquired)
+		}
+		var handoff time.Duration
+		if c.perSecond > 0 {
+			handoff = time.Duration(float64(time.Second)/c.perSecond) - c.meanHold
+		}
+		t.add(c.name, fmt.Sprint(c.procs), fmt.Sprintf("%.0f", c.perSecond),
+			fmt.Sprintf("%.2f", c.perSecond/limit), fmt.Sprintf("%.2f", c.perSecond*r.physicalLimitInv(c.meanHold)), dur(c.wait.p50), dur(c.wait.p99),
+			fmt.Sprintf("%.2f", c.fairness), dur(c.meanHold), dur(handoff), again,
+			fmt.Sprintf("%.2f", c.clientCPU), fmt.Sprintf("%.2f", c.serverCPU), errs)
+	}
+	t.note("physical limit = 1 / (hold + PING round trip p50) = %.0f acquisitions/s; \"at measured hold\" puts the mean measured hold in place of the nominal %v (the hold is a time.Sleep, which overshoots, more so on a busy CPU)", limit, r.settings.hold)
+	t.note("smallest share = fewest acquisitions of one goroutine / mean acquisitions per goroutine")
+	t.note("mean handoff = 1 / (acquisitions/s) − mean hold: how long the lock sat between holders; releaser again = share of acquisitions by the goroutine that had just released it (1 process only; %.0f%% if every goroutine were equally likely)", 100/float64(r.settings.goroutines))
+	t.note("client CPU, server CPU = cores used by the contending processes and by redis-server (the machine has %d)", runtime.NumCPU())
+	t.note("waiting: distlock on Redis pub/sub; rueidislock on client-side-caching invalidations; redsync polls every 50–250 ms (its default); redislock backs off exponentially from 16 ms to 256 ms")
+	for _, c := range r.contention {
+		if len(c.errors) > 0 {
+			t.note("%s (%d processes), first error: %s", c.name, c.procs, c.errors[0])
+		}
+	}
+	return t
+}
+
+func (r *report) scaleTable() *table {
+	s := r.scale
+	t := &table{title: fmt.Sprintf("5. Scale: %d locks held with the watchdog (lease %v, renewed every %v) for %v, 1 Redis",
+		s.spec.locks, s.spec.lease, s.spec.lease/3, s.spec.hold),
+		header: []string{"measure", "value"}}
+	t.add("time to take them all", fmt.Sprintf("%s (%d goroutines)", dur(s.acquire), s.spec.parallel))
+	t.add("time to release them all", dur(s.release))
+	t.add("goroutines in the process while holding (most seen; before taking the locks)", fmt.Sprintf("%d (%d)", s.goroutines, s.baseGoroutines))
+	t.add("live heap per held lock", fmt.Sprintf("%.0f B", s.heapPerLock))
+	t.add("renewals per second", fmt.Sprintf("%.0f", s.renewals))
+	t.add("round trips per second (all client calls)", fmt.Sprintf("%.1f", s.roundTrips))
+	t.add("renewals per round trip", fmt.Sprintf("%.0f", s.renewals/max(s.roundTrips, 1e-9)))
+	t.add("renewal pipeline p99", dur(s.batchP99))
+	t.add("leases lost / late (< half the lease left when sampled)", fmt.Sprintf("%d / %d", s.lost, s.late))
+	t.add("least remaining lease seen", dur(s.minRemaining))
+	t.add("locks held on the server at the end", fmt.Sprintf("%d of %d", s.heldOnServer, s.spec.locks))
+	t.add("client CPU while holding", fmt.Sprintf("%.3f cores", s.clientCPU))
+	t.add("redis-server CPU while holding", fmt.Sprintf("%.3f cores", s.serverCPU))
+	t.add("redis-server memory per lock", fmt.Sprintf("%d B", s.serverMemBytes))
+	return t
+}
+
+// summaryTable is distlock against the best peer and the targets.
+func (r *report) summaryTable() *table {
+	t := &table{title: "Summary: distlock against the best peer (ratios within this run)",
+		header: []string{"benchmark", "distlock", "best peer", "distlock / best peer", "target", "met"}}
+	t.add("PING round trip (go-redis), p50 / p99", dur(r.rtt.p50)+" / "+dur(r.rtt.p99), "", "", "", "")
+	if rs := r.uncontended; rs != nil {
+		peers := rs[1 : len(rs)-1] // the last row is distlock with the watchdog
+		b := best(peers, func(x, y uncontendedResult) bool { return x.lat.p50 < y.lat.p50 })
+		q := float64(rs[0].lat.p50) / float64(b.lat.p50)
+		t.add("1. uncontended, 1 Redis, p50", dur(rs[0].lat.p50), dur(b.lat.p50)+" "+b.name, fmt.Sprintf("%.2f×", q),
+			fmt.Sprintf("≤ %.1f×", targetUncontended), yesNo(q <= targetUncontended))
+		bp99 := best(peers, func(x, y uncontendedResult) bool { return x.lat.p99 < y.lat.p99 })
+		t.add("1. uncontended, 1 Redis, p99", dur(rs[0].lat.p99), dur(bp99.lat.p99)+" "+bp99.name,
+			ratio(float64(rs[0].lat.p99), float64(bp99.lat.p99)), "", "")
+		ba := best(peers, func(x, y uncontendedResult) bool { return x.allocs < y.allocs })
+		t.add("1. uncontended, 1 Redis, allocs/op", fmt.Sprintf("%.0f", rs[0].allocs), fmt.Sprintf("%.0f %s", ba.allocs, ba.name),
+			ratio(rs[0].allocs, ba.allocs), "", "")
+	}
+	if rs := r.redlock; rs != nil {
+		q := float64(rs[0].lat.p50) / float64(rs[1].lat.p50)
+		t.add("2. RedLock over 5 Redis, p50", dur(rs[0].lat.p50), dur(rs[1].lat.p50)+" "+rs[1].name, fmt.Sprintf("%.2f×", q),
+			fmt.Sprintf("≤ %.1f×", targetRedLock), yesNo(q <= targetRedLock))
+		t.add("2. RedLock over 5 Redis, p99", dur(rs[0].lat.p99), dur(rs[1].lat.p99)+" "+rs[1].name,
+			ratio(float64(rs[0].lat.p99), float64(rs[1].lat.p99)), "", "")
+	}
+	for _, procs := range []int{1, 2} {
+		var mine *contentionResult
+		var peers []contentionResult
+		for i, c := range r.contention {
+			if c.procs != procs {
+				continue
+			}
+			if c.name == "distlock" {
+				mine = &r.contention[i]
+			} else {
+				peers = append(peers, c)
+			}
+		}
+		if mine == nil || len(peers) == 0 {
+			continue
+		}
+		where := fmt.Sprintf("3. contention, %d process", procs)
+		if procs > 1 {
+			where += "es"
+		}
+		limit := r.physicalLimit(r.settings.hold)
+		bt := best(peers, func(x, y contentionResult) bool { return x.perSecond > y.perSecond })
+		bw := best(peers, func(x, y contentionResult) bool { return x.wait.p99 < y.wait.p99 })
+		t.add(where+", acquisitions/s (vs physical limit)", fmt.Sprintf("%.0f", mine.perSecond),
+			fmt.Sprintf("%.0f %s; limit %.0f", bt.perSecond, bt.name, limit),
+			fmt.Sprintf("%.2f of limit; %.2f× peer", mine.perSecond/limit, mine.perSecond/bt.perSecond),
+			fmt.Sprintf("≥ %.2f of limit", targetThroughput), yesNo(mine.perSecond/limit >= targetThroughput))
+		q := float64(mine.wait.p99) / float64(bw.wait.p99)
+		t.add(where+", wait p99", dur(mine.wait.p99), dur(bw.wait.p99)+" "+bw.name, fmt.Sprintf("%.2f×", q),
+			fmt.Sprintf("≤ %.1f×", targetWaitP99), yesNo(q <= targetWaitP99))
+		bf := best(peers, func(x, y contentionResult) bool { return x.fairness > y.fairness })
+		t.add(where+", smallest share", fmt.Sprintf("%.2f", mine.fairness), fmt.Sprintf("%.2f %s", bf.fairness, bf.name), "",
+			fmt.Sprintf("≥ %.1f", targetShare), yesNo(mine.fairness >= targetShare))
+	}
+	if rs := r.etcd; rs != nil {
+		q := float64(rs[0].lat.p50) / float64(rs[1].lat.p50)
+		t.add("4. etcd lock+unlock, p50", dur(rs[0].lat.p50), dur(rs[1].lat.p50)+" "+rs[1].name, fmt.Sprintf("%.2f×", q),
+			fmt.Sprintf("≤ %.1f×", targetEtcd), yesNo(q <= targetEtcd))
+		q2 := float64(rs[0].lat.p50) / float64(rs[2].lat.p50)
+		t.add("4. etcd lock+unlock, p50, vs a session per lock", dur(rs[0].lat.p50), dur(rs[2].lat.p50)+" "+rs[2].name,
+			fmt.Sprintf("%.2f×", q2), "", "")
+	}
+	if s := r.scale; s != nil {
+		where := fmt.Sprintf("5. %d held locks", s.spec.locks)
+		t.add(where+", goroutines", fmt.Sprint(s.goroutines), "", "", fmt.Sprintf("≤ %d", targetGoroutines), yesNo(s.goroutines <= targetGoroutines))
+		t.add(where+", heap per lock", fmt.Sprintf("%.0f B", s.heapPerLock), "", "", fmt.Sprintf("≤ %d B", targetBytesPerLock), yesNo(s.heapPerLock <= targetBytesPerLock))
+		perRT := s.renewals / max(s.roundTrips, 1e-9)
+		t.add(where+", renewals/s in round trips/s", fmt.Sprintf("%.0f in %.1f", s.renewals, s.roundTrips), "", "",
+			fmt.Sprintf("batched (≥ %d per round trip)", targetBatching), yesNo(perRT >= targetBatching))
+		t.add(where+", renewals missed", fmt.Sprint(s.missed()), "", "", fmt.Sprint(targetMissedRenewal), yesNo(s.missed() == targetMissedRenewal))
+	}
+	return t
+}
+
+// print writes the run's header and tables for a terminal.
+func (r *report) print(w io.Writer) {
+	fmt.Fprintf(w, "\n%s\n", r.header())
+	for _, t := range r.tables() {
+		t.text(w)
+	}
+}
+
+func (r *report) header() string {
+	return fmt.Sprintf("%s, %s, GOMAXPROCS %d, %s, redis-server %s; load average %s before, %s after; took %v\n\n%s",
+		r.started.UTC().Format("2006-01-02 15:04 UTC"), runtime.Version(), runtime.GOMAXPROCS(0), cpuModel(),
+		r.redisVersion, r.loadBefore, r.loadAfter, r.elapsed.Round(time.Second), versions())
+}
+
+// versions lists the versions of the libraries compared.
+func versions() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	var vs []string
+	for _, m := range bi.Deps {
+		switch m.Path {
+		case "github.com/go-redsync/redsync/v4", "github.com/bsm/redislock", "github.com/redis/rueidis",
+			"github.com/redis/go-redis/v9", "go.etcd.io/etcd/client/v3", "go.etcd.io/etcd/server/v3":
+			vs = append(vs, m.Path+" "+m.Version)
+		}
+	}
+	return "Libraries: " + strings.Join(vs, ", ")
+}
+
+// Markers of the generated part of BENCHMARKS.md; the text around them is
+// kept.
+const (
+	beginMarker = "<!-- bench:begin (generated by `cd bench && go run .`; edit outside these markers) -->"
+	endMarker   = "<!-- bench:end -->"
+)
+
+// writeMarkdown writes the results between the markers of path, keeping
+// the rest of the file, or creates the file.
+func (r *report) writeMarkdown(path string) error {
+	var gen bytes.Buffer
+	fmt.Fprintf(&gen, "%s\n\nReproduce with:\n\n```\n%s\n```\n\n%s\n", beginMarker, r.command, r.header())
+	for _, t := range r.tables() {
+		t.markdown(&gen)
+	}
+	fmt.Fprintf(&gen, "\n%s", endMarker)
+
+	old, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	text := string(old)
+	i, j := strings.Index(text, "<!-- bench:begin"), strings.Index(text, endMarker)
+	var out string
+	if i >= 0 && j > i {
+		out = text[:i] + gen.String() + text[j+len(endMarker):]
+	} else {
+		out = "# Benchmarks\n\n" + gen.String() + "\n"
+	}
+	return os.WriteFile(path, []byte(out), 0o644)
+}
+
+// loadAverage returns the 1, 5 and 15 minute load averages.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// cpuModel returns the processor's name.
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "model name"); ok {
+			return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v), ":"))
+		}
+	}
+	return runtime.GOARCH
+}
