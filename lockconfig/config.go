@@ -88,12 +88,12 @@ func (c Config) Validate() error {
 			return invalid("URL %d is malformed", i+1)
 		}
 		if u.Scheme == "" {
-			return invalid("URL %d (%s) has no scheme", i+1, redacted(u))
+			return invalid("URL %d (%s) has no scheme", i+1, locker.RedactURL(u))
 		}
 		key := u.String()
 		if j, dup := seen[key]; dup {
 			return invalid("URLs %d and %d are the same store (%s): the members of a %s must be distinct",
-				j+1, i+1, redacted(u), mode)
+				j+1, i+1, locker.RedactURL(u), mode)
 		}
 		seen[key] = i
 	}
@@ -134,26 +134,7 @@ func redact(raw string) string {
 	if err != nil {
 		return "<malformed URL>"
 	}
-	return redacted(u)
-}
-
-// redacted is u.Redacted with the values of query parameters whose names
-// mention a password masked too, as locker.Open does.
-func redacted(u *url.URL) string {
-	q := u.Query()
-	masked := false
-	for name := range q {
-		if strings.Contains(strings.ToLower(name), "password") {
-			q[name] = []string{"xxxxx"}
-			masked = true
-		}
-	}
-	if !masked {
-		return u.Redacted()
-	}
-	v := *u
-	v.RawQuery = q.Encode()
-	return v.Redacted()
+	return locker.RedactURL(u)
 }
 
 func modeList() string {

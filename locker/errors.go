@@ -73,3 +73,19 @@ func invalid(what string) error {
 func unsupported(capability string) error {
 	return fmt.Errorf("%w: backend has no %s", errors.ErrUnsupported, capability)
 }
+
+// IsUnknown reports whether err leaves a lock's state unknown: err is not
+// nil and wraps none of the sentinels (ErrNotAcquired, ErrNotHeld, ErrLost,
+// ErrReleased, ErrClosed, ErrInvalid). Such a call may or may not have run on
+// the store, as when a reply is lost.
+func IsUnknown(err error) bool {
+	if err == nil {
+		return false
+	}
+	for _, s := range []error{ErrNotAcquired, ErrNotHeld, ErrLost, ErrReleased, ErrClosed, ErrInvalid} {
+		if errors.Is(err, s) {
+			return false
+		}
+	}
+	return true
+}

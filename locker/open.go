@@ -11,7 +11,7 @@ import (
 
 // Opener opens a Backend from a URL whose scheme it was registered for. It
 // must reject query parameters it does not know, and must not put the URL's
-// password into errors (use url.URL.Redacted).
+// password into errors (use RedactURL).
 type Opener func(ctx context.Context, u *url.URL) (Backend, error)
 
 var openers = struct {
@@ -59,22 +59,24 @@ func Open(ctx context.Context, rawURL string) (Backend, error) {
 	openers.RUnlock()
 	if !ok {
 		return nil, fmt.Errorf("distlock: open %s: %w: unknown scheme %q (known: %s; forgotten import?)",
-			redacted(u), ErrInvalid, u.Scheme, strings.Join(Schemes(), ", "))
+			RedactURL(u), ErrInvalid, u.Scheme, strings.Join(Schemes(), ", "))
 	}
 	if _, err := url.ParseQuery(u.RawQuery); err != nil {
 		// Openers read u.Query(), which drops what it cannot parse.
-		return nil, fmt.Errorf("distlock: open %s: %w: malformed query: %v", redacted(u), ErrInvalid, err)
+		return nil, fmt.Errorf("distlock: open %s: %w: malformed query: %v", RedactURL(u), ErrInvalid, err)
 	}
 	b, err := open(ctx, u)
 	if err != nil {
-		return nil, fmt.Errorf("distlock: open %s: %w", redacted(u), err)
+		return nil, fmt.Errorf("distlock: open %s: %w", RedactURL(u), err)
 	}
 	return b, nil
 }
 
-// redacted is u.Redacted with the values of query parameters whose names
-// mention a password masked too, for URLs that put one there by mistake.
-func redacted(u *url.URL) string {
+// RedactURL returns u as text with its password masked, as url.URL.Redacted
+// does, and the values of query parameters whose names mention a password
+// masked too, for URLs that put one there by mistake. Openers and programs
+// use it to name a URL in errors and logs.
+func RedactURL(u *url.URL) string {
 	q := u.Query()
 	masked := false
 	for name := range q {

@@ -87,3 +87,12 @@ func TestOpErrorCutsALongName(t *testing.T) {
 	assert.Less(t, len(err.Error()), 1000)
 	assert.Contains(t, err.Error(), "(1048576 bytes)")
 }
+
+func TestIsUnknown(t *testing.T) {
+	assert.False(t, locker.IsUnknown(nil))
+	assert.True(t, locker.IsUnknown(errors.New("reply lost")))
+	assert.True(t, locker.IsUnknown(context.DeadlineExceeded))
+	for _, s := range []error{locker.ErrNotAcquired, locker.ErrNotHeld, locker.ErrLost, locker.ErrReleased, locker.ErrClosed, locker.ErrInvalid} {
+		assert.False(t, locker.IsUnknown(&locker.OpError{Op: "lock", Lock: "k", Err: s}), "%v", s)
+	}
+}

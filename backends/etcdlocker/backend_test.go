@@ -16,19 +16,10 @@ import (
 	"github.com/distlock/distlock/locker"
 )
 
-// sentinels are the errors a caller branches on; an unknown outcome must be
-// none of them.
-var sentinels = []error{
-	locker.ErrNotAcquired, locker.ErrNotHeld, locker.ErrLost,
-	locker.ErrReleased, locker.ErrClosed, locker.ErrInvalid,
-}
-
 func assertUnknown(t *testing.T, err error, what string) {
 	t.Helper()
 	require.Error(t, err, "%s must fail", what)
-	for _, s := range sentinels {
-		assert.NotErrorIs(t, err, s, "%s: an unknown outcome is no sentinel", what)
-	}
+	assert.True(t, locker.IsUnknown(err), "%s: an unknown outcome is no sentinel: %v", what, err)
 }
 
 func testContext(t *testing.T, d time.Duration) context.Context {

@@ -14,15 +14,11 @@ import (
 	"github.com/distlock/distlock/locker"
 )
 
-// sentinels are the errors callers branch on; an unknown outcome or a
-// replica failure must be none of them.
-var sentinels = []error{locker.ErrNotAcquired, locker.ErrNotHeld, locker.ErrLost, locker.ErrClosed, locker.ErrInvalid, locker.ErrReleased}
-
+// assertNoSentinel checks that err, an unknown outcome or a replica
+// failure, is none of the errors callers branch on.
 func assertNoSentinel(t *testing.T, err error) {
 	t.Helper()
-	for _, s := range sentinels {
-		assert.NotErrorIs(t, err, s)
-	}
+	assert.True(t, locker.IsUnknown(err), "no sentinel expected: %v", err)
 }
 
 func TestReplicaAck(t *testing.T) {
