@@ -230,8 +230,7 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 
 func (b *Backend) unlock(ctx context.Context, key, owner string) error {
 	k := b.keys(key)
-	reply, err := unlockScript.run(ctx, b.client, []string{k.lock, k.fence},
-		owner, k.channel, b.publish, millis(b.cfg.fenceLinger))
+	reply, err := unlockScript.run(ctx, b.client, []string{k.lock}, owner, k.channel, b.publish)
 	if err != nil {
 		return b.failed("unlock", key, err)
 	}

@@ -16,13 +16,14 @@ var _ locker.Fencer = (*Backend)(nil)
 // fenceSrc: KEYS lock, fence; ARGV owner, token (decimal string), counter
 // linger ms. Raises the fencing counter, which is also the token of the
 // present hold, to the token if the owner holds the lock. Returns 1, or 0
-// when the owner does not hold it.
+// when the owner does not hold it. A counter it sets expires the linger
+// after the lock's lease, as the other scripts keep it (see scripts.go).
 const fenceSrc = `
 local lock, fence = KEYS[1], KEYS[2]
 if redis.call('HEXISTS', lock, ARGV[1]) == 0 then return 0 end
 local have = tonumber(redis.call('GET', fence))
 if not have or have < tonumber(ARGV[2]) then
-	local keep = math.max(redis.call('PTTL', lock), tonumber(ARGV[3]))
+	local keep = math.max(redis.call('PTTL', lock), 0) + tonumber(ARGV[3])
 	redis.call('SET', fence, ARGV[2], 'PX', keep)
 end
 return 1

@@ -55,8 +55,7 @@ func (b *Backend) ForceUnlock(ctx context.Context, key string) (bool, error) {
 	}
 	defer b.exit()
 	k := b.keys(key)
-	reply, err := forceUnlockScript.run(ctx, b.client, []string{k.lock, k.fence},
-		k.channel, b.publish, millis(b.cfg.fenceLinger))
+	reply, err := forceUnlockScript.run(ctx, b.client, []string{k.lock}, k.channel, b.publish)
 	if err != nil {
 		return false, b.failed("forceunlock", key, err)
 	}

@@ -10,13 +10,24 @@ import (
 
 // Every operation is one Lua script, so each runs atomically on the server
 // and compares the owner there. KEYS[1] is the lock hash, KEYS[2] the
-// fencing counter; both share the lock's hash tag.
+// fencing counter; both share the lock's hash tag. The lock hash has one
+// field, holder -> hold count. The scripts make as few redis.calls as they
+// can: an uncontended acquisition and release cost nine.
 //
 // Fencing tokens: a free-to-held transition sets the counter to
 // max(counter+1, server time in microseconds). When the counter is missing
-// (a restart without persistence, or a lock unused for longer than the
-// counter lingers), the token still exceeds every token handed out before,
-// as long as the server's clock does not step back.
+// (a restart without persistence, a failover to a replica that missed it,
+// or a lock unused for longer than the counter lingers), the token still
+// exceeds every token handed out before, as long as the server's clock does
+// not step back.
+//
+// Counter linger: every script that sets the lock's lease to ttl also sets
+// the counter's to ttl + linger, in the same script (so against the same
+// clock), and no script lengthens the lock otherwise. So while the lock
+// exists the counter outlives it by at least the linger, and a release
+// (Unlock, ForceUnlock) or the lease running out leaves the counter at
+// least the linger: the release need not touch the counter. (The linger is
+// that of the last backend to set the lease.)
 
 // tryLockSrc: KEYS[3] is the uptime marker; ARGV owner, lease ms, counter
 // linger ms. Returns {acquired 0|1, holds, token (string), holder's PTTL,
@@ -32,21 +43,21 @@ const tryLockSrc = `
 if redis.replicate_commands then redis.replicate_commands() end
 local lock, fence, marker = KEYS[1], KEYS[2], KEYS[3]
 local owner, ttl = ARGV[1], tonumber(ARGV[2])
-local keep = math.max(ttl, tonumber(ARGV[3]))
+local keep = ttl + tonumber(ARGV[3])
 local function now()
 	local t = redis.call('TIME')
 	return tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
-local function mint(t)
+local function mint(t, last)
 	local token = t
-	local last = tonumber(redis.call('GET', fence))
+	last = tonumber(last)
 	if last and last >= token then token = last + 1 end
 	token = string.format('%.0f', token)
 	redis.call('SET', fence, token, 'PX', keep)
 	return token
 end
-local function uptime(t)
-	local booted = tonumber(redis.call('GET', marker))
+local function uptime(t, booted)
+	booted = tonumber(booted)
 	if not booted then
 		local up = string.match(redis.call('INFO', 'server'), 'uptime_in_seconds:(%d+)')
 		if not up then return -1 end
@@ -55,36 +66,39 @@ local function uptime(t)
 	end
 	return math.max(math.floor((t - booted) / 1000), 0)
 end
-if redis.call('HEXISTS', lock, owner) == 1 then
+local held = redis.call('HGETALL', lock)
+if held[1] == owner and #held == 2 then
 	local holds = redis.call('HINCRBY', lock, owner, 1)
 	redis.call('PEXPIRE', lock, ttl)
 	local token = redis.call('GET', fence)
 	if token then
 		redis.call('PEXPIRE', fence, keep)
 	else
-		token = mint(now())
+		token = mint(now(), nil)
 	end
 	return {1, holds, token, 0, -1}
 end
-if redis.call('EXISTS', lock) == 1 then
+if #held > 0 then
 	return {0, 0, '0', redis.call('PTTL', lock), -1}
 end
 local t = now()
-local token = mint(t)
+local read = redis.call('MGET', fence, marker)
+local token = mint(t, read[1])
 redis.call('HSET', lock, owner, 1)
 redis.call('PEXPIRE', lock, ttl)
-return {1, 1, token, 0, uptime(t)}
+return {1, 1, token, 0, uptime(t, read[2])}
 `
 
-// unlockSrc: ARGV owner, channel, publish command, counter linger ms.
-// Returns -1 when owner does not hold the lock, else the holds left.
+// unlockSrc: ARGV owner, channel, publish command. Returns -1 when owner
+// does not hold the lock, else the holds left. The final release leaves
+// the counter alone: its expiry, set with the lease, already runs the
+// linger past the lease.
 const unlockSrc = `
-local lock, fence = KEYS[1], KEYS[2]
-if redis.call('HEXISTS', lock, ARGV[1]) == 0 then return -1 end
-local holds = redis.call('HINCRBY', lock, ARGV[1], -1)
-if holds > 0 then return holds end
+local lock = KEYS[1]
+local holds = tonumber(redis.call('HGET', lock, ARGV[1]))
+if not holds then return -1 end
+if holds > 1 then return redis.call('HINCRBY', lock, ARGV[1], -1) end
 redis.call('DEL', lock)
-redis.call('PEXPIRE', fence, ARGV[4])
 redis.call(ARGV[3], ARGV[2], 'released')
 return 0
 `
@@ -96,7 +110,7 @@ local lock, fence = KEYS[1], KEYS[2]
 if redis.call('HEXISTS', lock, ARGV[1]) == 0 then return 0 end
 local ttl = tonumber(ARGV[2])
 redis.call('PEXPIRE', lock, ttl)
-redis.call('PEXPIRE', fence, math.max(ttl, tonumber(ARGV[3])))
+redis.call('PEXPIRE', fence, ttl + tonumber(ARGV[3]))
 return 1
 `
 
@@ -110,7 +124,7 @@ for i = 1, #KEYS, 2 do
 	local owner, ttl = ARGV[i + 1], tonumber(ARGV[i + 2])
 	if redis.call('HEXISTS', KEYS[i], owner) == 1 then
 		redis.call('PEXPIRE', KEYS[i], ttl)
-		redis.call('PEXPIRE', KEYS[i + 1], math.max(ttl, linger))
+		redis.call('PEXPIRE', KEYS[i + 1], ttl + linger)
 		out[#out + 1] = 1
 	else
 		out[#out + 1] = 0
@@ -127,11 +141,10 @@ if #fields == 0 then return {0, '', 0, 0, token} end
 return {1, fields[1], tonumber(fields[2]), redis.call('PTTL', KEYS[1]), token}
 `
 
-// forceUnlockSrc: ARGV channel, publish command, counter linger ms.
-// Returns 1 when a lock was deleted, else 0.
+// forceUnlockSrc: ARGV channel, publish command. Returns 1 when a lock was
+// deleted, else 0. Like unlockSrc it leaves the counter to linger.
 const forceUnlockSrc = `
 if redis.call('DEL', KEYS[1]) == 0 then return 0 end
-redis.call('PEXPIRE', KEYS[2], ARGV[3])
 redis.call(ARGV[2], ARGV[1], 'released')
 return 1
 `

@@ -1,0 +1,51 @@
+package redislocker
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/distlock/distlock/internal/redistest"
+	"github.com/distlock/distlock/locker"
+)
+
+// TestCounterOutlivesTheLockByTheLinger: the fencing counter's expiry is set
+// with every lease, to the lease plus the linger, so a release or a lapsed
+// lease leaves the counter at least the linger.
+func TestCounterOutlivesTheLockByTheLinger(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t)
+	b, err := New(redis.NewClient(&redis.Options{Addr: srv.Addr()}), WithOwnedClient(), WithFenceLinger(2*time.Second))
+	require.NoError(t, err)
+	defer b.Close()
+	k := b.keys("k")
+	counterTTL := func() time.Duration {
+		reply, err := srv.Do("PTTL", k.fence)
+		require.NoError(t, err)
+		return time.Duration(reply.(int64)) * time.Millisecond
+	}
+
+	g, err := b.TryLock(ctx, "k", "o", 5*time.Second)
+	require.NoError(t, err)
+	require.True(t, g.Acquired)
+	assert.Greater(t, counterTTL(), 6*time.Second, "while held: the lease plus the linger")
+	require.NoError(t, b.Unlock(ctx, "k", "o"))
+	assert.Greater(t, counterTTL(), 5*time.Second, "the release leaves the counter alone")
+
+	// A short lease that runs out still leaves the counter its linger.
+	_, err = b.TryLock(ctx, "k", "o", 300*time.Millisecond)
+	require.NoError(t, err)
+	require.NoError(t, b.Expire(ctx, "k", "o", 200*time.Millisecond))
+	time.Sleep(400 * time.Millisecond)
+	st, err := b.Inspect(ctx, "k")
+	require.NoError(t, err)
+	assert.False(t, st.Held, "the lease ran out")
+	assert.Greater(t, counterTTL(), time.Second, "the counter lingers after a lapsed lease")
+	g2, err := b.TryLock(ctx, "k", locker.NewOwner(), time.Second)
+	require.NoError(t, err)
+	assert.Greater(t, g2.Token, g.Token, "tokens keep rising")
+}
