@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/bradfitz/gomemcache/memcache"
+
+	"github.com/distlock/distlock/internal/procstate"
 )
 
 // InstallHint says how to get the server binary.
@@ -228,6 +230,9 @@ func (s *Server) signal(sig syscall.Signal, paused bool) error {
 		return fmt.Errorf("memcachedtest: %v: %w", sig, err)
 	}
 	s.paused = paused
+	if paused {
+		return procstate.WaitStopped(s.proc.Process.Pid, 5*time.Second)
+	}
 	return nil
 }
 

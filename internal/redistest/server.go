@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/distlock/distlock/internal/procstate"
 )
 
 // startTimeout bounds how long a server may take to answer PING.
@@ -288,6 +290,11 @@ func (s *Server) signal(sig syscall.Signal, paused bool) {
 		s.t.Fatalf("redistest: %v to the server on port %d: %v", sig, s.port, err)
 	}
 	s.paused = paused
+	if paused {
+		if err := procstate.WaitStopped(s.cmd.Process.Pid, 5*time.Second); err != nil {
+			s.t.Fatalf("redistest: %v to the server on port %d: %v", sig, s.port, err)
+		}
+	}
 }
 
 // Restart kills the server (SIGKILL) if it runs and starts it again on the
