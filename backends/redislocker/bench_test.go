@@ -9,30 +9,20 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/distlock/distlock/backends/redislocker"
+	"github.com/distlock/distlock/conformance"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/locker"
 )
 
-// BenchmarkBackendTryLockUnlock is one uncontended acquisition and release
-// at the backend level: two script calls, two round trips.
-func BenchmarkBackendTryLockUnlock(b *testing.B) {
+// BenchmarkLockUnlock is one uncontended lock and unlock (two script calls,
+// two round trips), at the backend and through a Mutex.
+func BenchmarkLockUnlock(b *testing.B) {
 	srv := redistest.Start(b)
-	bk := newBackend(b, srv.Addr())
-	ctx := context.Background()
-	owner := locker.NewOwner()
-	for b.Loop() {
-		g, err := bk.TryLock(ctx, "bench", owner, time.Minute)
-		if err != nil || !g.Acquired {
-			b.Fatalf("trylock: %v %+v", err, g)
-		}
-		if err := bk.Unlock(ctx, "bench", owner); err != nil {
-			b.Fatal(err)
-		}
-	}
+	conformance.Benchmark(b, newBackend(b, srv.Addr()))
 }
 
-// BenchmarkBackendTryLockUnlockCluster is the same on a 3-master Cluster.
-func BenchmarkBackendTryLockUnlockCluster(b *testing.B) {
+// BenchmarkLockUnlockCluster is the same on a 3-master Cluster.
+func BenchmarkLockUnlockCluster(b *testing.B) {
 	cluster := redistest.StartCluster(b, 3)
 	client := redis.NewClusterClient(&redis.ClusterOptions{Addrs: cluster.Addrs(), ContextTimeoutEnabled: true})
 	bk, err := redislocker.New(client, redislocker.WithOwnedClient())
@@ -40,47 +30,7 @@ func BenchmarkBackendTryLockUnlockCluster(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer bk.Close()
-	ctx := context.Background()
-	owner := locker.NewOwner()
-	for b.Loop() {
-		if _, err := bk.TryLock(ctx, "bench", owner, time.Minute); err != nil {
-			b.Fatal(err)
-		}
-		if err := bk.Unlock(ctx, "bench", owner); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkMutexLockUnlock is one uncontended Lock and Unlock through a
-// Mutex, with a fixed lease and with the watchdog.
-func BenchmarkMutexLockUnlock(b *testing.B) {
-	srv := redistest.Start(b)
-	bk := newBackend(b, srv.Addr())
-	ctx := context.Background()
-	for _, mode := range []struct {
-		name string
-		opts []locker.LockOption
-	}{
-		{"FixedLease", []locker.LockOption{locker.WithLease(time.Minute)}},
-		{"Watchdog", nil},
-	} {
-		b.Run(mode.name, func(b *testing.B) {
-			m, err := locker.New(bk, "bench-mutex-"+mode.name)
-			if err != nil {
-				b.Fatal(err)
-			}
-			for b.Loop() {
-				l, err := m.Lock(ctx, mode.opts...)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := l.Unlock(ctx); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	conformance.Benchmark(b, bk)
 }
 
 // BenchmarkContended has several goroutines, each with a Mutex of its own

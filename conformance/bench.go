@@ -1,0 +1,57 @@
+package conformance
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/distlock/distlock/locker"
+)
+
+// Benchmark measures one uncontended lock and unlock on be, in three
+// sub-benchmarks: at the backend (TryLock and Unlock), and through a Mutex
+// with a fixed lease and with the watchdog. Backend authors call it from a
+// benchmark of their own:
+//
+//	func BenchmarkLockUnlock(b *testing.B) {
+//		conformance.Benchmark(b, newBackend(b))
+//	}
+func Benchmark(b *testing.B, be locker.Backend) {
+	ctx := context.Background()
+	key := "conformance-bench:" + locker.NewOwner()[:10]
+	b.Run("TryLockUnlock", func(b *testing.B) {
+		owner := locker.NewOwner()
+		for b.Loop() {
+			g, err := be.TryLock(ctx, key, owner, 10*time.Second)
+			if err != nil || !g.Acquired {
+				b.Fatalf("TryLock: %v, %+v", err, g)
+			}
+			if err := be.Unlock(ctx, key, owner); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, mode := range []struct {
+		name string
+		opts []locker.LockOption
+	}{
+		{"MutexFixedLease", []locker.LockOption{locker.WithLease(10 * time.Second)}},
+		{"MutexWatchdog", nil},
+	} {
+		b.Run(mode.name, func(b *testing.B) {
+			m, err := locker.New(be, key)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				l, err := m.Lock(ctx, mode.opts...)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := l.Unlock(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
