@@ -29,24 +29,7 @@ type keyWatch struct {
 	err    error         // set before ready closes: why it failed
 
 	mu   sync.Mutex
-	subs map[*subscriber]struct{}
-}
-
-// subscriber is one Watch call's callback.
-type subscriber struct {
-	fn      func()
-	mu      sync.Mutex
-	stopped bool
-}
-
-// call runs fn unless the subscriber was stopped. stop takes the same lock,
-// so fn never runs after stop returns.
-func (s *subscriber) call() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.stopped {
-		s.fn()
-	}
+	subs map[*locker.Callback]struct{}
 }
 
 // Watch implements locker.Notifier. One etcd watch per key serves all of the
@@ -64,7 +47,7 @@ func (b *Backend) Watch(ctx context.Context, key string, fn func()) (func(), err
 	if fn == nil {
 		return nil, fmt.Errorf("etcdlocker: %w: nil callback", locker.ErrInvalid)
 	}
-	s := &subscriber{fn: fn}
+	s := locker.NewCallback(fn)
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
@@ -78,7 +61,7 @@ func (b *Backend) Watch(ctx context.Context, key string, fn func()) (func(), err
 			cancel: cancel,
 			done:   make(chan struct{}),
 			ready:  make(chan struct{}),
-			subs:   make(map[*subscriber]struct{}),
+			subs:   make(map[*locker.Callback]struct{}),
 		}
 		b.watches[key] = w
 		go b.run(wctx, w)
@@ -110,10 +93,8 @@ func (b *Backend) Watch(ctx context.Context, key string, fn func()) (func(), err
 }
 
 // unsubscribe removes s from w, and stops w with its last subscriber.
-func (b *Backend) unsubscribe(w *keyWatch, s *subscriber) {
-	s.mu.Lock()
-	s.stopped = true
-	s.mu.Unlock()
+func (b *Backend) unsubscribe(w *keyWatch, s *locker.Callback) {
+	s.Stop()
 
 	b.mu.Lock()
 	w.mu.Lock()
@@ -133,13 +114,13 @@ func (b *Backend) unsubscribe(w *keyWatch, s *subscriber) {
 // notify calls every subscriber of w.
 func (w *keyWatch) notify() {
 	w.mu.Lock()
-	subs := make([]*subscriber, 0, len(w.subs))
+	subs := make([]*locker.Callback, 0, len(w.subs))
 	for s := range w.subs {
 		subs = append(subs, s)
 	}
 	w.mu.Unlock()
 	for _, s := range subs {
-		s.call()
+		s.Call()
 	}
 }
 

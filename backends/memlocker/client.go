@@ -18,7 +18,7 @@ type Client struct {
 	faults   faults
 	closed   bool
 	calls    map[string]int
-	watchers map[*watcher]string // → key
+	watchers map[*locker.Callback]string // → key
 }
 
 var (
@@ -32,7 +32,7 @@ var (
 
 // Client returns a new client of the store.
 func (s *Store) Client() *Client {
-	return &Client{store: s, calls: make(map[string]int), watchers: make(map[*watcher]string)}
+	return &Client{store: s, calls: make(map[string]int), watchers: make(map[*locker.Callback]string)}
 }
 
 // Store returns the store the client talks to.
@@ -124,11 +124,11 @@ func (c *Client) Watch(ctx context.Context, key string, fn func()) (func(), erro
 	if fn == nil {
 		return nil, fmt.Errorf("%w: nil callback", locker.ErrInvalid)
 	}
-	w := &watcher{fn: func() {
+	w := locker.NewCallback(func() {
 		if !c.isPartitioned() {
 			fn()
 		}
-	}}
+	})
 	err := c.call(ctx, "watch", func() {
 		c.mu.Lock()
 		c.watchers[w] = key

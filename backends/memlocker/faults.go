@@ -71,7 +71,7 @@ func (c *Client) Partition() {
 func (c *Client) Heal() {
 	c.mu.Lock()
 	c.faults.partitioned = false
-	ws := make([]*watcher, 0, len(c.watchers))
+	ws := make([]*locker.Callback, 0, len(c.watchers))
 	for w := range c.watchers {
 		ws = append(ws, w)
 	}

@@ -1,6 +1,10 @@
 package memlocker
 
-import "time"
+import (
+	"time"
+
+	"github.com/distlock/distlock/locker"
+)
 
 // Restart simulates a restart of the store's server without persistence:
 // every lock and every fencing counter is dropped, the watchers are called
@@ -12,7 +16,7 @@ func (s *Store) Restart() {
 	s.locks = make(map[string]*hold)
 	s.tokens = make(map[string]uint64)
 	s.restarted = s.clock.Now()
-	var ws []*watcher
+	var ws []*locker.Callback
 	for key := range s.watchers {
 		ws = append(ws, s.watchersOf(key)...)
 	}

@@ -15,7 +15,7 @@ type Store struct {
 	mu       sync.Mutex
 	locks    map[string]*hold
 	tokens   map[string]uint64 // last token issued per key; kept after release
-	watchers map[string]map[*watcher]struct{}
+	watchers map[string]map[*locker.Callback]struct{}
 	// restarted is when Restart last ran; zero if it never did.
 	restarted time.Time
 }
@@ -49,7 +49,7 @@ func NewStore(opts ...StoreOption) *Store {
 		clock:    systemClock{},
 		locks:    make(map[string]*hold),
 		tokens:   make(map[string]uint64),
-		watchers: make(map[string]map[*watcher]struct{}),
+		watchers: make(map[string]map[*locker.Callback]struct{}),
 	}
 	for _, opt := range opts {
 		opt(s)

@@ -44,28 +44,6 @@ func (b *Backend) Watch(ctx context.Context, key string, fn func()) (stop func()
 	return stop, nil
 }
 
-// watcher is one Watch. Its mutex is held while fn runs, so stop can wait
-// out a call in progress.
-type watcher struct {
-	fn      func()
-	mu      sync.Mutex
-	stopped bool
-}
-
-func (w *watcher) call() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.stopped {
-		w.fn()
-	}
-}
-
-func (w *watcher) stop() {
-	w.mu.Lock()
-	w.stopped = true
-	w.mu.Unlock()
-}
-
 // notifier serves every Watch of a backend: one subscriber on a standalone
 // server, one per hash slot in use on a Cluster.
 type notifier struct {
@@ -85,7 +63,7 @@ func newNotifier(b *Backend) *notifier {
 }
 
 func (n *notifier) watch(ctx context.Context, channel string, slot int, fn func()) (func(), error) {
-	w := &watcher{fn: fn}
+	w := locker.NewCallback(fn)
 	n.opMu.Lock()
 	defer n.opMu.Unlock()
 	n.mu.Lock()
@@ -101,7 +79,7 @@ func (n *notifier) watch(ctx context.Context, channel string, slot int, fn func(
 	ws := sub.channels[channel]
 	first := ws == nil
 	if first {
-		ws = make(map[*watcher]struct{})
+		ws = make(map[*locker.Callback]struct{})
 		sub.channels[channel] = ws
 	}
 	ws[w] = struct{}{}
@@ -118,8 +96,8 @@ func (n *notifier) watch(ctx context.Context, channel string, slot int, fn func(
 	return sync.OnceFunc(func() { n.unwatch(sub, channel, w) }), nil
 }
 
-func (n *notifier) unwatch(sub *subscriber, channel string, w *watcher) {
-	w.stop()
+func (n *notifier) unwatch(sub *subscriber, channel string, w *locker.Callback) {
+	w.Stop()
 	n.opMu.Lock()
 	defer n.opMu.Unlock()
 	n.mu.Lock()
@@ -153,13 +131,13 @@ func (n *notifier) unwatch(sub *subscriber, channel string, w *watcher) {
 // fire calls the watchers of channel.
 func (n *notifier) fire(sub *subscriber, channel string) {
 	n.mu.RLock()
-	ws := make([]*watcher, 0, len(sub.channels[channel]))
+	ws := make([]*locker.Callback, 0, len(sub.channels[channel]))
 	for w := range sub.channels[channel] {
 		ws = append(ws, w)
 	}
 	n.mu.RUnlock()
 	for _, w := range ws {
-		w.call()
+		w.Call()
 	}
 }
 

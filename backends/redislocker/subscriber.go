@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/distlock/distlock/locker"
 )
 
 // Health checking and reconnection of a pub/sub connection.
@@ -29,7 +31,7 @@ type subscriber struct {
 	slot int
 	// channels maps each subscribed channel to its watchers; guarded by
 	// n.mu.
-	channels map[string]map[*watcher]struct{}
+	channels map[string]map[*locker.Callback]struct{}
 	// unsubscribing counts the unsubscribe confirmations still due on the
 	// current connection, per channel; guarded by n.mu. Any other
 	// unsubscribe came from the server.
@@ -47,7 +49,7 @@ func newSubscriber(n *notifier, slot int) *subscriber {
 	return &subscriber{
 		n:             n,
 		slot:          slot,
-		channels:      make(map[string]map[*watcher]struct{}),
+		channels:      make(map[string]map[*locker.Callback]struct{}),
 		unsubscribing: make(map[string]int),
 		ps:            n.newPubSub(),
 		quit:          make(chan struct{}),
