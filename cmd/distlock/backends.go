@@ -6,5 +6,11 @@ import (
 	_ "github.com/distlock/distlock/backends/etcdlocker"
 	_ "github.com/distlock/distlock/backends/memcachelocker"
 	_ "github.com/distlock/distlock/backends/memlocker"
-	_ "github.com/distlock/distlock/backends/redislocker"
+	"github.com/distlock/distlock/backends/redislocker"
 )
+
+// The command reports every failure itself; go-redis's own log lines
+// (connection pool dial failures) would only repeat them.
+func init() {
+	redislocker.SilenceClientLogs()
+}

@@ -198,6 +198,7 @@ func TestUnreachableStore(t *testing.T) {
 			r := distlock(t, nil, "run", "--backend", url, "--timeout", "1s", "demo", "--", "touch", marker)
 			assert.Equal(t, exitUnavailable, r.code)
 			assert.NoFileExists(t, marker)
+			assert.NotContains(t, r.stderr, "pool.go", "go-redis's own log lines reach the user")
 			r = distlock(t, nil, "status", "--backend", url, "--timeout", "1s", "demo")
 			assert.Equal(t, exitUnavailable, r.code)
 		})
