@@ -83,7 +83,7 @@ func run(ctx context.Context, w io.Writer, spec string, lease time.Duration) err
 	case <-la.Done():
 		fmt.Fprintf(w, "had A looked, lease.Done() was closed: %v\n", la.Err())
 	case <-time.After(10 * time.Second):
-		return errors.New("A's lease should have ended before B could take the lock")
+		return errors.New("the lease of A should have ended before B could take the lock")
 	}
 	fmt.Fprintf(w, "the resource holds %q\n", res.contents())
 	return nil
