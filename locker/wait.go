@@ -80,10 +80,11 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 // whose owner is shared with others (WithOwner) cannot tell its own hold from
 // theirs and leaves the lock to expire with its lease instead.
 func (m *Mutex) abandon(ctx context.Context, err error) error {
+	unknown := IsUnknown(err)
 	if ctx.Err() != nil {
 		err = fmt.Errorf("%w (%w)", waitEnded(ctx), err)
 	}
-	if errors.Is(err, ErrInvalid) || errors.Is(err, ErrClosed) || m.sharedOwner {
+	if !unknown || m.sharedOwner {
 		return err
 	}
 	if uerr := m.release(ctx); uerr != nil {
