@@ -24,8 +24,9 @@ const (
 type player struct {
 	id      int
 	backend locker.Backend
-	// pauser makes every third hold a paused one: a fixed lease, a write,
-	// a sleep past the lease ignoring Done, and a late write.
+	// pauser makes every third hold a paused one, from the second on: a
+	// fixed lease, a write, a sleep past the lease ignoring Done, and a late
+	// write.
 	pauser bool
 }
 
@@ -33,13 +34,14 @@ type player struct {
 // acquisition uses a new Mutex, so each hold has an owner of its own and a
 // hold left behind by a failed call is never re-entered.
 func (r *run) play(p *player) {
+	held := 0 // holds acquired; a failed attempt does not skip a pause
 	for n := 0; !r.stopped(); n++ {
 		m, err := locker.New(p.backend, r.key, locker.WithWatchdogLease(r.lease))
 		if err != nil {
 			r.hist.failed(err)
 			return
 		}
-		paused := p.pauser && n%3 == 2
+		paused := p.pauser && held%3 == 1
 		var opts []locker.LockOption
 		if paused {
 			opts = append(opts, locker.WithLease(r.lease))
@@ -61,6 +63,7 @@ func (r *run) play(p *player) {
 			}
 			continue
 		}
+		held++
 		h := &hold{client: p.id, token: lease.Token(), paused: paused, lockCall: call, lockReturn: ret}
 		h.lateGrant = r.since(lease.Deadline()) <= ret
 		if lease.Holds() != 1 {
