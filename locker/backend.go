@@ -96,6 +96,45 @@ type Notifier interface {
 	Watch(ctx context.Context, key string, fn func()) (stop func(), err error)
 }
 
+// Queuer is an optional Backend capability: a first-come wait queue kept by
+// the store, so that waiters get the lock in the order they asked for it,
+// and a release wakes one waiter instead of all.
+//
+// A waiter joins the queue through TryLockQueued. When a lock with waiters
+// becomes free (its final Unlock, ForceUnlock, a Dequeue that gives back a
+// reservation, or an attempt that finds the lease ran out), the store drops
+// the entries whose patience has lapsed from the head of the queue and
+// reserves the lock for the first waiter left: the lock is then held by
+// that waiter with a hold count of 0, a new fencing token, and a lease
+// lasting what remains of the waiter's patience. Only that waiter's
+// WatchTurn watchers are called; Notifier watchers hear of a release only
+// when nobody was waiting. The waiter's next TryLock or TryLockQueued takes
+// the reservation (hold count 1, lease reset to ttl, the reservation's
+// token); its Unlock or Dequeue gives it back, to the next waiter. A
+// reservation never taken lapses with its lease. To everyone else a
+// reserved lock is a held one, and a plain TryLock on a free lock also
+// leaves it to the first waiter in line: nobody overtakes the queue.
+type Queuer interface {
+	// TryLockQueued is TryLock for an owner that will wait. When key is held
+	// or reserved by another owner, owner joins the tail of key's queue, or
+	// keeps its place if already queued, until patience from now; it must
+	// call again before then to stay in line.
+	TryLockQueued(ctx context.Context, key, owner string, ttl, patience time.Duration) (Grant, error)
+
+	// Dequeue takes owner out of key's queue, and gives back a reservation
+	// of key for owner that it has not taken. It changes nothing, and
+	// returns nil, when owner is neither queued nor holding a reservation;
+	// it never drops a hold that was taken.
+	Dequeue(ctx context.Context, key, owner string) error
+
+	// WatchTurn arranges for fn to be called each time key is reserved for
+	// owner, until stop is called. As with Notifier.Watch, spurious calls
+	// are allowed (for example each time the subscription becomes active)
+	// and missed ones are not; fn must not block, and is not called again
+	// after stop returns.
+	WatchTurn(ctx context.Context, key, owner string, fn func()) (stop func(), err error)
+}
+
 // Inspector is an optional Backend capability: reading a lock's state.
 type Inspector interface {
 	// Inspect returns key's state.

@@ -17,6 +17,18 @@
 //	default:
 //	}
 //
+// # Waiting
+//
+// A waiting Mutex (Lock, or TryLock with WithWait) joins the lock's queue
+// where the store keeps one (Queuer): each release then hands the lock to
+// the first waiter still in line and wakes only that waiter, so waiters are
+// served in the order they asked. Otherwise it sleeps until a release
+// notification (Notifier), or polls with jittered backoff, never sleeping
+// past the holder's remaining lease. Waiters of one process share their
+// subscriptions. A wait rides out attempts that fail with an unknown outcome
+// for a few seconds once the store has answered it, and gives back any hold
+// such an attempt took.
+//
 // # Guarantees
 //
 // A lease is a promise that holds only while the holder's clock and the

@@ -29,6 +29,14 @@ type Watchable interface {
 	Watch(ctx context.Context, fn func()) (stop func(), err error)
 }
 
+// Queueable is an optional Lockable capability: a first-come wait queue,
+// as in Queuer.
+type Queueable interface {
+	TryLockQueued(ctx context.Context, owner string, ttl, patience time.Duration) (Grant, error)
+	Dequeue(ctx context.Context, owner string) error
+	WatchTurn(ctx context.Context, owner string, fn func()) (stop func(), err error)
+}
+
 // Inspectable is an optional Lockable capability: reading the lock's state.
 type Inspectable interface {
 	Inspect(ctx context.Context) (State, error)
@@ -91,6 +99,33 @@ func (k *KeyLock) Watch(ctx context.Context, fn func()) (func(), error) {
 	return n.Watch(ctx, k.key, fn)
 }
 
+// TryLockQueued implements Queueable when the backend is a Queuer.
+func (k *KeyLock) TryLockQueued(ctx context.Context, owner string, ttl, patience time.Duration) (Grant, error) {
+	q, ok := k.backend.(Queuer)
+	if !ok {
+		return Grant{}, unsupported("wait queue")
+	}
+	return q.TryLockQueued(ctx, k.key, owner, ttl, patience)
+}
+
+// Dequeue implements Queueable when the backend is a Queuer.
+func (k *KeyLock) Dequeue(ctx context.Context, owner string) error {
+	q, ok := k.backend.(Queuer)
+	if !ok {
+		return unsupported("wait queue")
+	}
+	return q.Dequeue(ctx, k.key, owner)
+}
+
+// WatchTurn implements Queueable when the backend is a Queuer.
+func (k *KeyLock) WatchTurn(ctx context.Context, owner string, fn func()) (func(), error) {
+	q, ok := k.backend.(Queuer)
+	if !ok {
+		return nil, unsupported("wait queue")
+	}
+	return q.WatchTurn(ctx, k.key, owner, fn)
+}
+
 // Inspect implements Inspectable when the backend is an Inspector.
 func (k *KeyLock) Inspect(ctx context.Context) (State, error) {
 	in, ok := k.backend.(Inspector)
@@ -138,6 +173,8 @@ func backendHas(b Backend, c Capability) (ok bool) {
 		_, ok = b.(Inspector)
 	case CapForceUnlock:
 		_, ok = b.(ForceUnlocker)
+	case CapQueue:
+		_, ok = b.(Queuer)
 	}
 	return ok
 }
@@ -150,6 +187,8 @@ func lockHas(l Lockable, c Capability) (ok bool) {
 		_, ok = l.(Inspectable)
 	case CapForceUnlock:
 		_, ok = l.(ForceUnlockable)
+	case CapQueue:
+		_, ok = l.(Queueable)
 	}
 	return ok
 }
@@ -162,4 +201,5 @@ const (
 	CapWatch       Capability = iota + 1 // release notification
 	CapInspect                           // inspection
 	CapForceUnlock                       // force unlock
+	CapQueue                             // first-come wait queue
 )

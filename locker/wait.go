@@ -12,10 +12,21 @@ import (
 // minPoll and doubling up to maxPoll, never sleeping past the holder's
 // remaining lease. With notification it sleeps until a release, or at most
 // the holder's remaining lease (maxNotified when unknown) as a safety net.
+//
+// On a lock with a wait queue (CapQueue) a waiter stays in line for
+// queuePatience after each attempt, and so attempts again at least every
+// queueRefresh; a waiter that dies leaves the queue, or gives back a
+// reservation made for it, within queuePatience.
 const (
-	minPoll     = 5 * time.Millisecond
-	maxPoll     = 500 * time.Millisecond
-	maxNotified = 5 * time.Second
+	minPoll       = 5 * time.Millisecond
+	maxPoll       = 500 * time.Millisecond
+	maxNotified   = 5 * time.Second
+	queuePatience = 3 * time.Second
+	queueRefresh  = queuePatience / 3
+	// rideOut is how long after the store last answered a waiting Mutex
+	// goes on trying through failed attempts (a dropped connection, a
+	// failover) before it gives up and returns the error.
+	rideOut = 3 * time.Second
 )
 
 // releaseTimeout bounds the release of a lock whose attempt ended in an
@@ -25,20 +36,64 @@ const releaseTimeout = 5 * time.Second
 // attemptUntil tries to take the lock until it does, or, if wait is set,
 // until ctx ends. It returns the grant and when the successful attempt
 // started.
-func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) (Grant, time.Time, error) {
+//
+// Where the lock has a wait queue, a waiting Mutex joins it: a release then
+// reserves the lock for the first waiter in line and wakes only that one,
+// which takes it with its next attempt. A waiter that gives up leaves the
+// queue, and gives back a reservation it did not take.
+//
+// A waiting Mutex whose attempt fails with an unknown outcome tries again
+// (polling) for up to rideOut after the store last answered it, if its
+// owner is its own: an attempt that then succeeds shows in its hold count
+// whether the failed ones took the lock, and trim gives those holds back.
+// The first attempt's failure, or a shared owner's, ends the call at once.
+func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) (g Grant, start time.Time, err error) {
 	var sub *subscription
 	defer func() { sub.close() }()
+	queue, queued := m.lock.(Queueable)
+	queued = queued && wait && Supports(m.lock, CapQueue)
+	if wait {
+		sub = rejoin(m.lock, m.waiterID(queued))
+	}
+	if queued {
+		defer func() {
+			if err != nil {
+				m.dequeue(ctx, queue)
+			}
+		}()
+	}
 	poll := minPoll
+	var answered time.Time // when the store last answered an attempt
+	var failed error       // the last failed attempt since then
 	for {
 		var woken <-chan struct{}
 		if sub != nil {
 			woken = sub.next()
 		}
-		start := time.Now()
-		g, err := m.lock.TryLock(ctx, m.owner, ttl)
-		if err != nil {
-			return Grant{}, start, m.abandon(ctx, err)
+		start = time.Now()
+		if queued {
+			g, err = queue.TryLockQueued(ctx, m.owner, ttl, queuePatience)
+		} else {
+			g, err = m.lock.TryLock(ctx, m.owner, ttl)
 		}
+		if err != nil {
+			if !m.canRideOut(ctx, wait, answered, err) {
+				return Grant{}, start, m.abandon(ctx, err)
+			}
+			failed = err
+			if err := sleep(ctx, jitter(poll), woken); err != nil {
+				return Grant{}, start, m.abandon(ctx, failed)
+			}
+			poll = min(poll*2, maxPoll)
+			continue
+		}
+		answered = start
+		if g.Acquired && failed != nil {
+			if g, err = m.trim(ctx, g); err != nil {
+				return Grant{}, start, m.abandon(ctx, err)
+			}
+		}
+		failed = nil // a refusal shows that no failed attempt took the lock
 		if g.Acquired && !late(g, start, ttl) {
 			return g, start, nil
 		}
@@ -56,10 +111,13 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 		if !wait {
 			return Grant{}, start, ErrNotAcquired
 		}
-		if sub == nil && Supports(m.lock, CapWatch) {
-			// Subscribe, then try again at once: a release between the
-			// first attempt and the subscription would otherwise be missed.
-			sub = subscribe(ctx, m.lock)
+		if sub == nil && (queued || Supports(m.lock, CapWatch)) {
+			// Subscribe, then try again at once: a release (or the
+			// reservation) between the first attempt and the subscription
+			// would otherwise be missed. A waiter in the queue watches
+			// only its turn: every release while it waits is handed to a
+			// waiter.
+			sub = subscribe(ctx, m.lock, m.waiterID(queued))
 			continue
 		}
 		var delay time.Duration
@@ -69,10 +127,54 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 			delay = bounded(g.Remaining, poll)
 			poll = min(poll*2, maxPoll)
 		}
+		if queued {
+			delay = min(delay, queueRefresh)
+		}
 		if err := sleep(ctx, jitter(delay), woken); err != nil {
+			if failed != nil {
+				return Grant{}, start, m.abandon(ctx, failed)
+			}
 			return Grant{}, start, err
 		}
 	}
+}
+
+// canRideOut reports whether a waiting Mutex tries again after an attempt
+// that failed with err.
+func (m *Mutex) canRideOut(ctx context.Context, wait bool, answered time.Time, err error) bool {
+	return wait && !m.sharedOwner && ctx.Err() == nil && IsUnknown(err) &&
+		!answered.IsZero() && time.Since(answered) < rideOut
+}
+
+// trim gives back the holds that failed attempts took, which the hold
+// count of a successful attempt shows: a Mutex with an owner of its own
+// holds the lock once. A failure leaves the extra holds to expire with
+// the lease.
+func (m *Mutex) trim(ctx context.Context, g Grant) (Grant, error) {
+	for ; g.Holds > 1; g.Holds-- {
+		if err := m.lock.Unlock(ctx, m.owner); err != nil {
+			return g, fmt.Errorf("giving back a hold that a failed attempt took: %w", err)
+		}
+	}
+	return g, nil
+}
+
+// waiterID is what a waiter of this Mutex subscribes to: its owner's turns
+// when it waits in the lock's queue, else the lock's releases ("").
+func (m *Mutex) waiterID(queued bool) string {
+	if queued {
+		return m.owner
+	}
+	return ""
+}
+
+// dequeue takes the Mutex's owner out of the lock's wait queue after a wait
+// that did not end in a hold, also after ctx has ended. A failure is left
+// alone: the queue entry, or a reservation, lapses with the patience.
+func (m *Mutex) dequeue(ctx context.Context, q Queueable) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+	defer cancel()
+	_ = q.Dequeue(rctx, m.owner)
 }
 
 // abandon handles an attempt that failed with err. When the attempt's outcome

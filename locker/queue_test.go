@@ -1,0 +1,116 @@
+package locker_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/locker"
+)
+
+// queued reports whether a waiter on client c has joined the queue and is
+// asleep: its first attempt joined, and its second, made once it had
+// subscribed to its turn, was refused too.
+func queued(c *memlocker.Client) func() bool {
+	return func() bool { return c.Calls("trylockqueued") >= 2 }
+}
+
+func TestQueuedWaitersAreServedInArrivalOrder(t *testing.T) {
+	ctx := context.Background()
+	store := memlocker.NewStore()
+	holder, err := newMutex(t, store.Client(), "k").Lock(ctx, locker.WithLease(time.Minute))
+	require.NoError(t, err)
+
+	const waiters = 5
+	var (
+		mu    sync.Mutex
+		order []int
+		wg    sync.WaitGroup
+	)
+	for i := range waiters {
+		c := store.Client() // a client each, as processes would have
+		m := newMutex(t, c, "k")
+		wg.Go(func() {
+			l, err := m.Lock(ctx, locker.WithLease(time.Minute))
+			if !assert.NoError(t, err) {
+				return
+			}
+			mu.Lock()
+			order = append(order, i)
+			mu.Unlock()
+			assert.Equal(t, 1, l.Holds())
+			assert.NoError(t, l.Unlock(ctx))
+		})
+		require.Eventually(t, queued(c), 5*time.Second, time.Millisecond, "waiter %d did not join the queue", i)
+	}
+	require.NoError(t, holder.Unlock(ctx))
+	wg.Wait()
+	assert.Equal(t, []int{0, 1, 2, 3, 4}, order, "waiters must get the lock in the order they asked")
+}
+
+func TestWaiterThatGivesUpLeavesTheQueue(t *testing.T) {
+	ctx := context.Background()
+	store := memlocker.NewStore()
+	holder, err := newMutex(t, store.Client(), "k").Lock(ctx, locker.WithLease(time.Minute))
+	require.NoError(t, err)
+	c := store.Client()
+	_, err = newMutex(t, c, "k").Lock(ctx, locker.WithWait(100*time.Millisecond))
+	require.ErrorIs(t, err, locker.ErrNotAcquired)
+	assert.Equal(t, 1, c.Calls("dequeue"))
+
+	// The release then frees the lock instead of reserving it for a waiter
+	// that has gone.
+	require.NoError(t, holder.Unlock(ctx))
+	held, err := newMutex(t, store.Client(), "k").IsLocked(ctx)
+	require.NoError(t, err)
+	assert.False(t, held)
+}
+
+func TestWaiterRidesOutALostReplyAndGivesBackItsExtraHold(t *testing.T) {
+	ctx := context.Background()
+	store := memlocker.NewStore()
+	holder, err := newMutex(t, store.Client(), "k").Lock(ctx, locker.WithLease(time.Minute))
+	require.NoError(t, err)
+
+	c := store.Client()
+	m := newMutex(t, c, "k")
+	got := make(chan *locker.Lease, 1)
+	go func() {
+		l, err := m.Lock(ctx, locker.WithLease(time.Minute))
+		assert.NoError(t, err, "a lost reply in the middle of a wait must not end it")
+		got <- l
+	}()
+	require.Eventually(t, queued(c), 5*time.Second, time.Millisecond)
+	// The waiter's next attempt, woken by the hand-off, takes the
+	// reservation but loses its reply.
+	c.TimeoutNext(1)
+	require.NoError(t, holder.Unlock(ctx))
+	var l *locker.Lease
+	select {
+	case l = <-got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiter did not get the lock")
+	}
+	require.NotNil(t, l)
+	assert.Equal(t, 1, l.Holds(), "the hold the lost attempt took was given back")
+	require.NoError(t, l.Unlock(ctx))
+	held, err := m.IsLocked(ctx)
+	require.NoError(t, err)
+	assert.False(t, held, "one Unlock must free the lock")
+}
+
+func TestFirstAttemptFailureEndsTheWaitAtOnce(t *testing.T) {
+	ctx := context.Background()
+	c := memlocker.New()
+	holder, err := newMutex(t, c, "k").Lock(ctx, locker.WithLease(time.Minute))
+	require.NoError(t, err)
+	defer func() { require.NoError(t, holder.Unlock(ctx)) }()
+	c.TimeoutNext(1)
+	_, err = newMutex(t, c, "k").Lock(ctx)
+	require.ErrorIs(t, err, memlocker.ErrTimeout, "a store that never answered is not waited on")
+}
