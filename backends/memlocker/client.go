@@ -14,11 +14,12 @@ import (
 type Client struct {
 	store *Store
 
-	mu       sync.Mutex
-	faults   faults
-	closed   bool
-	calls    map[string]int
-	watchers map[*locker.Callback]string // → key
+	mu           sync.Mutex
+	faults       faults
+	closed       bool
+	calls        map[string]int
+	watchers     map[*locker.Callback]string // → key
+	turnWatchers map[*locker.Callback]turn
 }
 
 var (
@@ -28,23 +29,33 @@ var (
 	_ locker.ForceUnlocker = (*Client)(nil)
 	_ locker.BatchExpirer  = (*Client)(nil)
 	_ locker.Granular      = (*Client)(nil)
+	_ locker.Queuer        = (*Client)(nil)
 )
 
 // Client returns a new client of the store.
 func (s *Store) Client() *Client {
-	return &Client{store: s, calls: make(map[string]int), watchers: make(map[*locker.Callback]string)}
+	return &Client{
+		store:        s,
+		calls:        make(map[string]int),
+		watchers:     make(map[*locker.Callback]string),
+		turnWatchers: make(map[*locker.Callback]turn),
+	}
 }
 
 // Store returns the store the client talks to.
 func (c *Client) Store() *Store { return c.store }
 
-// TryLock implements locker.Backend.
+// TryLock implements locker.Backend. It respects the key's wait queue
+// without joining it: a free key with waiters is reserved for the first of
+// them instead (see TryLockQueued).
 func (c *Client) TryLock(ctx context.Context, key, owner string, ttl time.Duration) (locker.Grant, error) {
 	if err := validate(key, owner, ttl); err != nil {
 		return locker.Grant{}, err
 	}
 	var g locker.Grant
-	err := c.call(ctx, "trylock", func() { g = c.store.tryLock(key, owner, ttl) })
+	var n []*locker.Callback
+	err := c.call(ctx, "trylock", func() { g, n = c.store.tryLock(key, owner, ttl, 0) })
+	notify(n)
 	if err != nil {
 		return locker.Grant{}, err
 	}
@@ -57,7 +68,10 @@ func (c *Client) Unlock(ctx context.Context, key, owner string) error {
 		return err
 	}
 	var result error
-	if err := c.call(ctx, "unlock", func() { result = c.store.unlock(key, owner) }); err != nil {
+	var n []*locker.Callback
+	err := c.call(ctx, "unlock", func() { n, result = c.store.unlock(key, owner) })
+	notify(n)
+	if err != nil {
 		return err
 	}
 	return result
@@ -110,7 +124,9 @@ func (c *Client) ForceUnlock(ctx context.Context, key string) (bool, error) {
 		return false, fmt.Errorf("%w: empty key", locker.ErrInvalid)
 	}
 	var held bool
-	err := c.call(ctx, "forceunlock", func() { held = c.store.forceUnlock(key) })
+	var n []*locker.Callback
+	err := c.call(ctx, "forceunlock", func() { held, n = c.store.forceUnlock(key) })
+	notify(n)
 	return held, err
 }
 
@@ -129,12 +145,20 @@ func (c *Client) Watch(ctx context.Context, key string, fn func()) (func(), erro
 			fn()
 		}
 	})
+	var closed bool
 	err := c.call(ctx, "watch", func() {
 		c.mu.Lock()
-		c.watchers[w] = key
+		// Close may have run since call checked: a closed client keeps no
+		// watchers. Registering under c.mu lets Close find the watcher.
+		if closed = c.closed; !closed {
+			c.watchers[w] = key
+			c.store.addWatcher(key, w)
+		}
 		c.mu.Unlock()
-		c.store.addWatcher(key, w)
 	})
+	if err == nil && closed {
+		err = locker.ErrClosed
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -166,18 +190,22 @@ func (c *Client) Close() error {
 		return nil
 	}
 	c.closed = true
-	ws := c.watchers
-	c.watchers = nil
+	ws, tws := c.watchers, c.turnWatchers
+	c.watchers, c.turnWatchers = nil, nil
 	c.mu.Unlock()
 	for w, key := range ws {
 		c.store.removeWatcher(key, w)
+	}
+	for w, t := range tws {
+		c.store.removeTurnWatcher(t, w)
 	}
 	return nil
 }
 
 // Calls returns how many calls of op ("trylock", "unlock", "expire",
-// "expirebatch", "inspect", "forceunlock", "watch", "fence") the client has
-// received, failed ones included.
+// "expirebatch", "inspect", "forceunlock", "watch", "fence",
+// "trylockqueued", "dequeue", "watchturn") the client has received, failed
+// ones included.
 func (c *Client) Calls(op string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()

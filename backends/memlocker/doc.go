@@ -1,12 +1,34 @@
 // Package memlocker is distlock's in-memory reference backend, for tests and
 // examples. It has the exact semantics the conformance suite expects
 // (re-entry, expiry, fencing tokens, release notification, inspection,
-// force unlock, batched renewal), an injectable clock so tests move time
-// without sleeping, and per-client fault injection: failed calls, latency,
-// replies lost after the operation ran, and partitions.
+// force unlock, batched renewal, a first-come wait queue), an injectable
+// clock so tests move time without sleeping, and per-client fault
+// injection: failed calls, latency, replies lost after the operation ran,
+// and partitions.
 //
 // A Store is the server; each Client is one connection to it with faults of
 // its own. Locks live only in the process's memory.
+//
+// # Wait queue
+//
+// Clients implement locker.Queuer: each key has a first-come queue of
+// waiters, joined by TryLockQueued. When a key with waiters becomes free (a
+// final Unlock, ForceUnlock, a reservation given back by Unlock or Dequeue,
+// or an attempt that finds the lease ran out), the entries whose patience
+// has lapsed are dropped from the head of the queue and the key is reserved
+// for the first one left: held by that owner with hold count 0, a new
+// fencing token, and a lease until that waiter's patience runs out. Only
+// that owner's WatchTurn watchers are called. With nobody left in line the
+// key is simply freed, and its Watch watchers hear of the release. A plain
+// TryLock never joins the queue but respects it: on a free key whose queue
+// has another owner first, it reserves the key for that owner and is
+// refused. An entry that lapses further back in the queue stays until it
+// reaches the head; its owner keeps its place if it calls again before
+// then.
+//
+// Like leases, queues are kept lazily: nothing happens at the moment a
+// lease or a patience runs out. The next attempt on the key notices and
+// hands the key on. Restart loses the queues with the locks.
 //
 // # URLs
 //

@@ -96,3 +96,29 @@ func Example_open() {
 	// true
 	// true
 }
+
+func ExampleClient_TryLockQueued() {
+	ctx := context.Background()
+	client := memlocker.New()
+	for _, who := range []string{"bob", "carol"} {
+		stop, _ := client.WatchTurn(ctx, "k", who, func() { fmt.Println("reserved for", who) })
+		defer stop()
+	}
+
+	client.TryLock(ctx, "k", "alice", time.Minute)
+	// bob, then carol, wait in line for up to 30 seconds each.
+	client.TryLockQueued(ctx, "k", "bob", time.Minute, 30*time.Second)
+	client.TryLockQueued(ctx, "k", "carol", time.Minute, 30*time.Second)
+
+	client.Unlock(ctx, "k", "alice") // the key passes to bob, first in line
+	g, _ := client.TryLock(ctx, "k", "carol", time.Minute)
+	fmt.Println("carol:", g.Acquired)
+	g, _ = client.TryLock(ctx, "k", "bob", time.Minute)
+	fmt.Println("bob:", g.Acquired, "holds", g.Holds)
+	client.Unlock(ctx, "k", "bob")
+	// Output:
+	// reserved for bob
+	// carol: false
+	// bob: true holds 1
+	// reserved for carol
+}

@@ -66,13 +66,17 @@ func (c *Client) Partition() {
 	c.faults.partitioned = true
 }
 
-// Heal ends a partition and calls every watcher of the client, since
-// releases may have been missed meanwhile.
+// Heal ends a partition and calls every watcher of the client, release
+// and turn watchers alike, since releases and reservations may have been
+// missed meanwhile.
 func (c *Client) Heal() {
 	c.mu.Lock()
 	c.faults.partitioned = false
-	ws := make([]*locker.Callback, 0, len(c.watchers))
+	ws := make([]*locker.Callback, 0, len(c.watchers)+len(c.turnWatchers))
 	for w := range c.watchers {
+		ws = append(ws, w)
+	}
+	for w := range c.turnWatchers {
 		ws = append(ws, w)
 	}
 	c.mu.Unlock()

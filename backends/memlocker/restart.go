@@ -7,18 +7,23 @@ import (
 )
 
 // Restart simulates a restart of the store's server without persistence:
-// every lock and every fencing counter is dropped, the watchers are called
-// (their keys were released), and from then on grants report the store's
-// uptime since this restart in locker.Grant.Uptime. A store that never
-// restarted reports no uptime: it has forgotten nothing.
+// every lock, wait queue and fencing counter is dropped, the watchers are
+// called (their keys were released, and waiters lost their places), and
+// from then on grants report the store's uptime since this restart in
+// locker.Grant.Uptime. A store that never restarted reports no uptime: it
+// has forgotten nothing.
 func (s *Store) Restart() {
 	s.mu.Lock()
 	s.locks = make(map[string]*hold)
 	s.tokens = make(map[string]uint64)
+	s.queues = make(map[string][]waiter)
 	s.restarted = s.clock.Now()
 	var ws []*locker.Callback
 	for key := range s.watchers {
 		ws = append(ws, s.watchersOf(key)...)
+	}
+	for t := range s.turnWatchers {
+		ws = append(ws, s.turnWatchersOf(t)...)
 	}
 	s.mu.Unlock()
 	notify(ws)

@@ -16,11 +16,16 @@ type Store struct {
 	locks    map[string]*hold
 	tokens   map[string]uint64 // last token issued per key; kept after release
 	watchers map[string]map[*locker.Callback]struct{}
+	// queues are the keys' wait queues, first in line first.
+	queues map[string][]waiter
+	// turnWatchers hear of reservations for one owner (WatchTurn).
+	turnWatchers map[turn]map[*locker.Callback]struct{}
 	// restarted is when Restart last ran; zero if it never did.
 	restarted time.Time
 }
 
-// hold is a held lock.
+// hold is a held lock, or one reserved for the first waiter in its queue
+// (holds is then 0 until the waiter takes it).
 type hold struct {
 	owner   string
 	holds   int
@@ -46,10 +51,12 @@ func WithGranularity(d time.Duration) StoreOption {
 // NewStore returns an empty store.
 func NewStore(opts ...StoreOption) *Store {
 	s := &Store{
-		clock:    systemClock{},
-		locks:    make(map[string]*hold),
-		tokens:   make(map[string]uint64),
-		watchers: make(map[string]map[*locker.Callback]struct{}),
+		clock:        systemClock{},
+		locks:        make(map[string]*hold),
+		tokens:       make(map[string]uint64),
+		watchers:     make(map[string]map[*locker.Callback]struct{}),
+		queues:       make(map[string][]waiter),
+		turnWatchers: make(map[turn]map[*locker.Callback]struct{}),
 	}
 	for _, opt := range opts {
 		opt(s)
@@ -81,41 +88,56 @@ func (s *Store) lease(ttl time.Duration) time.Duration {
 	return ttl
 }
 
-func (s *Store) tryLock(key, owner string, ttl time.Duration) locker.Grant {
+// tryLock acquires, re-enters or takes the reservation of key for owner.
+// A free key goes to the first waiter in its queue: to owner if it is first
+// (or nobody waits), else it is reserved for that waiter. When another owner
+// has key and patience is positive, owner joins key's queue (or stays in it)
+// until patience from now. The watchers to call are for after s.mu is
+// released.
+func (s *Store) tryLock(key, owner string, ttl, patience time.Duration) (locker.Grant, []*locker.Callback) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.clock.Now()
+	var n []*locker.Callback
 	h := s.live(key)
-	switch {
-	case h == nil:
-		s.tokens[key]++
-		h = &hold{owner: owner, token: s.tokens[key]}
-		s.locks[key] = h
-	case h.owner != owner:
-		return locker.Grant{Remaining: h.expires.Sub(now), Uptime: s.uptime()}
+	if h == nil {
+		if q := s.lapsedHead(key, now); len(q) == 0 || q[0].owner == owner {
+			s.leaveQueue(key, owner)
+			s.tokens[key]++
+			h = &hold{owner: owner, token: s.tokens[key]}
+			s.locks[key] = h
+		} else {
+			n = s.handOff(key, now)
+			h = s.locks[key]
+		}
+	}
+	if h.owner != owner {
+		if patience > 0 {
+			s.enqueue(key, owner, now.Add(patience))
+		}
+		return locker.Grant{Remaining: h.expires.Sub(now), Uptime: s.uptime()}, n
 	}
 	h.holds++
 	h.expires = now.Add(s.lease(ttl))
-	return locker.Grant{Acquired: true, Holds: h.holds, Token: h.token, Uptime: s.uptime()}
+	return locker.Grant{Acquired: true, Holds: h.holds, Token: h.token, Uptime: s.uptime()}, n
 }
 
-func (s *Store) unlock(key, owner string) error {
+// unlock drops one of owner's holds on key; the last one, or a reservation
+// not taken, frees key for the next waiter. The watchers to call are for
+// after s.mu is released.
+func (s *Store) unlock(key, owner string) ([]*locker.Callback, error) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	h := s.live(key)
 	if h == nil || h.owner != owner {
-		s.mu.Unlock()
-		return locker.ErrNotHeld
+		return nil, locker.ErrNotHeld
 	}
-	h.holds--
-	if h.holds > 0 {
-		s.mu.Unlock()
-		return nil
+	if h.holds > 1 {
+		h.holds--
+		return nil, nil
 	}
 	delete(s.locks, key)
-	ws := s.watchersOf(key)
-	s.mu.Unlock()
-	notify(ws)
-	return nil
+	return s.handOff(key, s.clock.Now()), nil
 }
 
 func (s *Store) expire(key, owner string, ttl time.Duration) error {
@@ -141,16 +163,15 @@ func (s *Store) inspect(key string) locker.State {
 	return st
 }
 
-func (s *Store) forceUnlock(key string) bool {
+// forceUnlock frees key, held or reserved, for the next waiter, and reports
+// whether it was held. The watchers to call are for after s.mu is
+// released.
+func (s *Store) forceUnlock(key string) (bool, []*locker.Callback) {
 	s.mu.Lock()
-	h := s.live(key)
-	if h == nil {
-		s.mu.Unlock()
-		return false
+	defer s.mu.Unlock()
+	if s.live(key) == nil {
+		return false, nil
 	}
 	delete(s.locks, key)
-	ws := s.watchersOf(key)
-	s.mu.Unlock()
-	notify(ws)
-	return true
+	return true, s.handOff(key, s.clock.Now())
 }
