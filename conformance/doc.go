@@ -12,8 +12,8 @@
 //
 // The suite runs its subtests in a fixed order, each under a timer so that a
 // hung backend fails instead of hanging. Subtests of an optional capability
-// (release notification, inspection, force unlock, batched renewal,
-// partitions) are skipped, with a message naming the capability, when the
+// (release notification, wait queue, inspection, force unlock, batched
+// renewal, partitions) are skipped, with a message naming the capability, when the
 // backend or harness does not implement the interface; the suite finds out
 // by type assertion.
 package conformance

@@ -47,6 +47,7 @@ var cases = []testCase{
 	{"WatchdogRenews", testWatchdogRenews},
 	{"LostLeaseClosesDone", testLostLeaseClosesDone},
 	{"ReleaseNotification", testReleaseNotification},
+	{"WaitQueue", testWaitQueue},
 	{"Inspection", testInspection},
 	{"ForceUnlock", testForceUnlock},
 	{"BatchRenewal", testBatchRenewal},

@@ -1,0 +1,385 @@
+package conformance
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/distlock/distlock/locker"
+)
+
+// queueBackend is a backend with a wait queue.
+type queueBackend interface {
+	locker.Backend
+	locker.Queuer
+}
+
+// queueCases are the parts of WaitQueue, in the order they run.
+var queueCases = []testCase{
+	{"FirstComeFirstServed", testQueueOrder},
+	{"DequeueHandsOn", testQueueDequeue},
+	{"UnlockReservationHandsOn", testQueueUnlockReservation},
+	{"LapsedWaiterSkipped", testQueueLapsedWaiter},
+	{"ReservationLapses", testQueueReservationLapses},
+	{"ForceUnlockHandsOff", testQueueForceUnlock},
+	{"ExpiredLeaseGoesToHead", testQueueExpiredLease},
+	{"HeadTakesFreeKey", testQueueHeadTakesFreeKey},
+	{"InvalidInput", testQueueInvalidInput},
+}
+
+func testWaitQueue(ctx context.Context, t *testing.T, s *suite) {
+	if _, ok := s.backend(ctx, t).(locker.Queuer); !ok {
+		t.Skip("backend has no wait queue (locker.Queuer)")
+	}
+	for _, c := range queueCases {
+		t.Run(c.name, func(t *testing.T) { c.run(ctx, t, s) })
+	}
+}
+
+// queuer returns a new client with a wait queue, closed when the subtest
+// ends.
+func (s *suite) queuer(ctx context.Context, t *testing.T) queueBackend {
+	t.Helper()
+	b := s.backend(ctx, t)
+	q, ok := b.(queueBackend)
+	require.True(t, ok, "a second client of the store has no wait queue: %T", b)
+	return q
+}
+
+func testQueueOrder(ctx context.Context, t *testing.T, s *suite) {
+	qa, qb, qc, qw := s.queuer(ctx, t), s.queuer(ctx, t), s.queuer(ctx, t), s.queuer(ctx, t)
+	key, a, b, c := s.key(t, ""), "A-"+locker.NewOwner(), "B-"+locker.NewOwner(), "C-"+locker.NewOwner()
+	w := s.watchQueue(ctx, t, qw, key, b, c)
+	gran := s.h.Granularity()
+
+	ga := acquire(ctx, t, qa, key, a, s.long)
+	g, err := qb.TryLockQueued(ctx, key, b, s.long, s.long)
+	require.NoError(t, err)
+	require.False(t, g.Acquired, "B's TryLockQueued while A holds the key")
+	assert.Positive(t, g.Remaining, "a refused TryLockQueued reports the holder's remaining lease")
+	assert.LessOrEqual(t, g.Remaining, s.long+gran)
+	queueUp(ctx, t, qc, key, c, s.long, s.long)
+	queueUp(ctx, t, qb, key, b, s.long, s.long) // B keeps its place ahead of C
+
+	require.NoError(t, qa.Unlock(ctx, key, a))
+	w.expect(t, b, "A's release must reserve the key for B, first in line")
+	rb := reservedFor(ctx, t, qw, key, b, s.long+gran)
+	if rb.Held {
+		assert.Greater(t, rb.Token, ga.Token, "a reservation is a new hold: its token must exceed A's")
+	}
+	refused(ctx, t, qc, key, c, "C's TryLock must not take B's reservation")
+	g, err = qc.TryLockQueued(ctx, key, c, s.long, s.long)
+	require.NoError(t, err)
+	assert.False(t, g.Acquired, "C's TryLockQueued must not take B's reservation")
+	refused(ctx, t, qa, key, a, "a newcomer must not overtake the queue")
+
+	gb, err := qb.TryLock(ctx, key, b, s.long)
+	require.NoError(t, err)
+	require.True(t, gb.Acquired, "B's TryLock must take its reservation")
+	assert.Equal(t, 1, gb.Holds, "taking a reservation makes the first hold")
+	assert.Greater(t, gb.Token, ga.Token, "B's token must exceed A's")
+	if rb.Held {
+		assert.Equal(t, rb.Token, gb.Token, "taking a reservation keeps its token")
+	}
+	again, err := qb.TryLock(ctx, key, b, s.long)
+	require.NoError(t, err)
+	assert.True(t, again.Acquired, "B re-enters")
+	assert.Equal(t, 2, again.Holds)
+	assert.Equal(t, gb.Token, again.Token, "re-entry keeps the token")
+	require.NoError(t, qb.Unlock(ctx, key, b))
+	st, ok := inspect(ctx, t, qw, key)
+	if ok {
+		assert.Equal(t, b, st.Owner, "B still holds the key after dropping one of two holds")
+		assert.Equal(t, 1, st.Holds)
+	}
+	require.NoError(t, qb.Unlock(ctx, key, b))
+	w.expect(t, c, "B's release must reserve the key for C, next in line")
+	reservedFor(ctx, t, qw, key, c, s.long+gran)
+
+	gc, err := qc.TryLockQueued(ctx, key, c, s.long, s.long)
+	require.NoError(t, err)
+	require.True(t, gc.Acquired, "C's TryLockQueued must take its reservation")
+	assert.Equal(t, 1, gc.Holds)
+	assert.Greater(t, gc.Token, gb.Token, "C's token must exceed B's")
+	require.NoError(t, qc.Unlock(ctx, key, c))
+	w.expect(t, "", "C's release with nobody in line")
+	isFree(ctx, t, qw, key, "after the last waiter's release")
+
+	// After stop returns, the callback is not called again.
+	w[b].stop()
+	w[b].drain()
+	acquire(ctx, t, qa, key, a, s.long)
+	queueUp(ctx, t, qb, key, b, s.long, s.long)
+	require.NoError(t, qa.Unlock(ctx, key, a))
+	reservedFor(ctx, t, qw, key, b, s.long+gran)
+	time.Sleep(2 * s.unit)
+	assert.Empty(t, w[b].calls, "the turn watcher ran after stop")
+	require.NoError(t, qb.Dequeue(ctx, key, b))
+	w.expect(t, "", "B gives back its reservation with nobody in line")
+}
+
+func testQueueDequeue(ctx context.Context, t *testing.T, s *suite) {
+	qa, qb, qc, qw := s.queuer(ctx, t), s.queuer(ctx, t), s.queuer(ctx, t), s.queuer(ctx, t)
+	key := s.key(t, "")
+	a, b, c, d := "A-"+locker.NewOwner(), "B-"+locker.NewOwner(), "C-"+locker.NewOwner(), "D-"+locker.NewOwner()
+	w := s.watchQueue(ctx, t, qw, key, b, c, d)
+	gran := s.h.Granularity()
+
+	acquire(ctx, t, qa, key, a, s.long)
+	queueUp(ctx, t, qb, key, b, s.long, s.long)
+	queueUp(ctx, t, qc, key, d, s.long, s.long)
+	queueUp(ctx, t, qc, key, c, s.long, s.long)
+	require.NoError(t, qc.Dequeue(ctx, key, d), "D leaves the queue")
+
+	require.NoError(t, qa.Unlock(ctx, key, a))
+	w.expect(t, b, "A's release must reserve the key for B")
+	rb := reservedFor(ctx, t, qw, key, b, s.long+gran)
+	require.NoError(t, qb.Dequeue(ctx, key, b), "B gives back its reservation")
+	w.expect(t, c, "B's Dequeue must pass the reservation to C, skipping D who left")
+	rc := reservedFor(ctx, t, qw, key, c, s.long+gran)
+	if rb.Held && rc.Held {
+		assert.Greater(t, rc.Token, rb.Token, "each reservation gets a new token")
+	}
+	refused(ctx, t, qb, key, b, "B left the queue: the key is C's")
+	refused(ctx, t, qc, key, d, "D left the queue: the key is C's")
+	require.NoError(t, qc.Dequeue(ctx, key, c), "C gives back its reservation")
+	w.expect(t, "", "C's Dequeue with nobody left in line")
+	isFree(ctx, t, qw, key, "after the last reservation was given back")
+
+	// B's refused TryLock did not queue it: a newcomer takes the free key.
+	e := "E-" + locker.NewOwner()
+	ge := acquire(ctx, t, qa, key, e, s.long)
+	before, inspected := inspect(ctx, t, qw, key)
+	require.NoError(t, qa.Dequeue(ctx, key, e), "Dequeue by the holder")
+	require.NoError(t, qb.Dequeue(ctx, key, b), "Dequeue by an owner not in line")
+	require.NoError(t, qb.Dequeue(ctx, key, "F-"+locker.NewOwner()), "Dequeue by an unknown owner")
+	if after, _ := inspect(ctx, t, qw, key); inspected {
+		assert.Equal(t, before.Owner, after.Owner, "Dequeue with nothing to do must change nothing")
+		assert.Equal(t, 1, after.Holds, "Dequeue must never drop a hold that was taken")
+		assert.Equal(t, ge.Token, after.Token)
+	}
+	refused(ctx, t, qb, key, b, "the holder's Dequeue must leave its hold")
+	require.NoError(t, qa.Unlock(ctx, key, e), "the holder's hold survives its Dequeue")
+	w.expect(t, "", "E's release")
+}
+
+func testQueueUnlockReservation(ctx context.Context, t *testing.T, s *suite) {
+	qa, qb, qc, qw := s.queuer(ctx, t), s.queuer(ctx, t), s.queuer(ctx, t), s.queuer(ctx, t)
+	key, a, b, c := s.key(t, ""), "A-"+locker.NewOwner(), "B-"+locker.NewOwner(), "C-"+locker.NewOwner()
+	w := s.watchQueue(ctx, t, qw, key, b, c)
+	gran := s.h.Granularity()
+
+	acquire(ctx, t, qa, key, a, s.long)
+	queueUp(ctx, t, qb, key, b, s.long, s.long)
+	queueUp(ctx, t, qc, key, c, s.long, s.long)
+	require.NoError(t, qa.Unlock(ctx, key, a))
+	w.expect(t, b, "A's release must reserve the key for B")
+	reservedFor(ctx, t, qw, key, b, s.long+gran)
+
+	// The reserved owner renews the reservation as a holder would.
+	short := 5 * s.unit
+	require.NoError(t, qb.Expire(ctx, key, b, short), "Expire by the reserved owner")
+	reservedFor(ctx, t, qw, key, b, short+gran)
+	assert.ErrorIs(t, qc.Expire(ctx, key, c, s.long), locker.ErrNotHeld, "Expire by a waiter still in line")
+	assert.ErrorIs(t, qc.Unlock(ctx, key, c), locker.ErrNotHeld, "Unlock by a waiter still in line")
+	reservedFor(ctx, t, qw, key, b, short+gran)
+
+	require.NoError(t, qb.Unlock(ctx, key, b), "Unlock by the reserved owner gives the reservation back")
+	w.expect(t, c, "B's Unlock must pass the reservation to C")
+	reservedFor(ctx, t, qw, key, c, s.long+gran)
+	assert.ErrorIs(t, qb.Unlock(ctx, key, b), locker.ErrNotHeld, "B's second Unlock")
+	require.NoError(t, qc.Unlock(ctx, key, c))
+	w.expect(t, "", "C's Unlock with nobody left in line")
+	isFree(ctx, t, qw, key, "after the last reservation was given back")
+}
+
+func testQueueLapsedWaiter(ctx context.Context, t *testing.T, s *suite) {
+	qa, qb, qc, qw := s.queuer(ctx, t), s.queuer(ctx, t), s.queuer(ctx, t), s.queuer(ctx, t)
+	key, a, b, c := s.key(t, ""), "A-"+locker.NewOwner(), "B-"+locker.NewOwner(), "C-"+locker.NewOwner()
+	w := s.watchQueue(ctx, t, qw, key, b, c)
+	gran := s.h.Granularity()
+
+	acquire(ctx, t, qa, key, a, s.long)
+	queueUp(ctx, t, qb, key, b, s.long, 2*s.unit)
+	queueUp(ctx, t, qc, key, c, s.long, s.long)
+	time.Sleep(s.expiryLimit(2 * s.unit)) // B does not call again
+	require.NoError(t, qa.Unlock(ctx, key, a))
+	w.expect(t, c, "A's release must skip B, whose patience ran out, and reserve the key for C")
+	reservedFor(ctx, t, qw, key, c, s.long+gran)
+
+	// B asks again: it waits behind C now.
+	queueUp(ctx, t, qb, key, b, s.long, s.long)
+	acquire(ctx, t, qc, key, c, s.long)
+	require.NoError(t, qc.Unlock(ctx, key, c))
+	w.expect(t, b, "C's release must reserve the key for B, who queued again")
+	reservedFor(ctx, t, qw, key, b, s.long+gran)
+	require.NoError(t, qb.Unlock(ctx, key, b))
+	w.expect(t, "", "B gives back its reservation with nobody in line")
+}
+
+func testQueueReservationLapses(ctx context.Context, t *testing.T, s *suite) {
+	qa, qb, qc, qw := s.queuer(ctx, t), s.queuer(ctx, t), s.queuer(ctx, t), s.queuer(ctx, t)
+	key, a, b, c := s.key(t, ""), "A-"+locker.NewOwner(), "B-"+locker.NewOwner(), "C-"+locker.NewOwner()
+	w := s.watchQueue(ctx, t, qw, key, b)
+	gran := s.h.Granularity()
+	patience := 15 * s.unit
+
+	ga := acquire(ctx, t, qa, key, a, s.long)
+	start := time.Now()
+	queueUp(ctx, t, qb, key, b, s.long, patience)
+	require.NoError(t, qa.Unlock(ctx, key, a))
+	w.expect(t, b, "A's release must reserve the key for B")
+	rb := reservedFor(ctx, t, qw, key, b, patience+gran)
+	g := refused(ctx, t, qc, key, c, "C's TryLock must not take B's reservation")
+	assert.Positive(t, g.Remaining, "a refused TryLock reports the reservation's remaining lease")
+	assert.LessOrEqual(t, g.Remaining, patience+gran, "a reservation lasts at most the waiter's patience")
+
+	// B never takes it: it lapses with B's patience.
+	var gc locker.Grant
+	eventually(ctx, t, s.expiryLimit(patience), "another owner taking the key after B's reservation lapsed", func() bool {
+		var err error
+		gc, err = qc.TryLock(ctx, key, c, s.long)
+		require.NoError(t, err)
+		return gc.Acquired
+	})
+	assert.GreaterOrEqual(t, time.Since(start), patience-gran/2, "the reservation ended before B's patience")
+	assert.Greater(t, gc.Token, ga.Token, "C's token must exceed A's")
+	if rb.Held {
+		assert.Greater(t, gc.Token, rb.Token, "C's token must exceed the lapsed reservation's")
+	}
+	assert.ErrorIs(t, qb.Unlock(ctx, key, b), locker.ErrNotHeld, "B's Unlock after its reservation lapsed")
+	refused(ctx, t, qb, key, b, "B's TryLock after its reservation lapsed, while C holds the key")
+	require.NoError(t, qc.Unlock(ctx, key, c))
+	w.expect(t, "", "C's release with nobody in line")
+}
+
+func testQueueForceUnlock(ctx context.Context, t *testing.T, s *suite) {
+	qa, qb, qc, qw := s.queuer(ctx, t), s.queuer(ctx, t), s.queuer(ctx, t), s.queuer(ctx, t)
+	f, ok := qw.(locker.ForceUnlocker)
+	if !ok {
+		t.Skip("backend has no force unlock (locker.ForceUnlocker)")
+	}
+	key, a, b, c := s.key(t, ""), "A-"+locker.NewOwner(), "B-"+locker.NewOwner(), "C-"+locker.NewOwner()
+	w := s.watchQueue(ctx, t, qw, key, b, c)
+	gran := s.h.Granularity()
+
+	acquire(ctx, t, qa, key, a, s.long)
+	queueUp(ctx, t, qb, key, b, s.long, s.long)
+	queueUp(ctx, t, qc, key, c, s.long, s.long)
+	held, err := f.ForceUnlock(ctx, key)
+	require.NoError(t, err)
+	assert.True(t, held, "force unlock of a held key")
+	w.expect(t, b, "ForceUnlock must reserve the key for B, first in line")
+	reservedFor(ctx, t, qw, key, b, s.long+gran)
+	assert.ErrorIs(t, qa.Unlock(ctx, key, a), locker.ErrNotHeld, "A's Unlock after force unlock")
+
+	held, err = f.ForceUnlock(ctx, key)
+	require.NoError(t, err)
+	assert.True(t, held, "force unlock of a reserved key")
+	w.expect(t, c, "ForceUnlock of B's reservation must pass it to C")
+	g, err := qc.TryLockQueued(ctx, key, c, s.long, s.long)
+	require.NoError(t, err)
+	assert.True(t, g.Acquired, "C takes its reservation")
+	assert.Equal(t, 1, g.Holds)
+
+	held, err = f.ForceUnlock(ctx, key)
+	require.NoError(t, err)
+	assert.True(t, held)
+	w.expect(t, "", "ForceUnlock with nobody in line")
+	isFree(ctx, t, qw, key, "after force unlock with nobody in line")
+	assert.ErrorIs(t, qc.Unlock(ctx, key, c), locker.ErrNotHeld, "C's Unlock after force unlock")
+}
+
+func testQueueExpiredLease(ctx context.Context, t *testing.T, s *suite) {
+	qa, qb, qc, qw := s.queuer(ctx, t), s.queuer(ctx, t), s.queuer(ctx, t), s.queuer(ctx, t)
+	key, a, b, c := s.key(t, ""), "A-"+locker.NewOwner(), "B-"+locker.NewOwner(), "C-"+locker.NewOwner()
+	w := s.watchQueue(ctx, t, qw, key, b)
+	gran := s.h.Granularity()
+
+	ga := acquire(ctx, t, qa, key, a, s.long)
+	queueUp(ctx, t, qb, key, b, s.long, s.long)
+	// Shorten A's lease only now, so that B is surely in line before it
+	// runs out.
+	require.NoError(t, qa.Expire(ctx, key, a, 2*s.unit))
+	time.Sleep(s.expiryLimit(2 * s.unit))
+
+	g := refused(ctx, t, qc, key, c, "a newcomer must not take a key whose lease ran out while B waits")
+	assert.Positive(t, g.Remaining, "the refusal reports the reservation's remaining lease")
+	w.expect(t, b, "the attempt that found the lease run out must reserve the key for B")
+	rb := reservedFor(ctx, t, qw, key, b, s.long+gran)
+	if rb.Held {
+		assert.Greater(t, rb.Token, ga.Token, "the reservation's token must exceed A's")
+	}
+	assert.ErrorIs(t, qa.Unlock(ctx, key, a), locker.ErrNotHeld, "A's Unlock after its lease ran out")
+	gb, err := qb.TryLock(ctx, key, b, s.long)
+	require.NoError(t, err)
+	require.True(t, gb.Acquired, "B takes its reservation")
+	assert.Greater(t, gb.Token, ga.Token, "B's token must exceed A's")
+	require.NoError(t, qb.Unlock(ctx, key, b))
+	w.expect(t, "", "B's release with nobody in line")
+}
+
+func testQueueHeadTakesFreeKey(ctx context.Context, t *testing.T, s *suite) {
+	qa, qb, qc, qw := s.queuer(ctx, t), s.queuer(ctx, t), s.queuer(ctx, t), s.queuer(ctx, t)
+	key, a, b, c := s.key(t, ""), "A-"+locker.NewOwner(), "B-"+locker.NewOwner(), "C-"+locker.NewOwner()
+	w := s.watchQueue(ctx, t, qw, key, b, c)
+	gran := s.h.Granularity()
+
+	ga := acquire(ctx, t, qa, key, a, s.long)
+	queueUp(ctx, t, qb, key, b, s.long, s.long)
+	queueUp(ctx, t, qc, key, c, s.long, s.long)
+	require.NoError(t, qa.Expire(ctx, key, a, 2*s.unit))
+	time.Sleep(s.expiryLimit(2 * s.unit))
+
+	// Nobody called since A's lease ran out: B, first in line, finds the
+	// key free and takes it.
+	gb, err := qb.TryLockQueued(ctx, key, b, s.long, s.long)
+	require.NoError(t, err)
+	require.True(t, gb.Acquired, "the first in line takes a free key")
+	assert.Equal(t, 1, gb.Holds)
+	assert.Greater(t, gb.Token, ga.Token, "B's token must exceed A's")
+	require.NoError(t, qb.Unlock(ctx, key, b))
+	w.expect(t, c, "B's release must reserve the key for C: B left the queue when it took the key")
+	reservedFor(ctx, t, qw, key, c, s.long+gran)
+	require.NoError(t, qc.Dequeue(ctx, key, c))
+	w.expect(t, "", "C gives back its reservation with nobody in line")
+	isFree(ctx, t, qw, key, "after the last reservation was given back")
+}
+
+func testQueueInvalidInput(ctx context.Context, t *testing.T, s *suite) {
+	qa, qb, qw := s.queuer(ctx, t), s.queuer(ctx, t), s.queuer(ctx, t)
+	key, a, b := s.key(t, ""), "A-"+locker.NewOwner(), "B-"+locker.NewOwner()
+	w := s.watchQueue(ctx, t, qw, key, b)
+
+	acquire(ctx, t, qa, key, a, s.long)
+	cases := []struct {
+		name string
+		call func() error
+	}{
+		{"TryLockQueued zero patience", func() error { _, err := qb.TryLockQueued(ctx, key, b, s.long, 0); return err }},
+		{"TryLockQueued negative patience", func() error {
+			_, err := qb.TryLockQueued(ctx, key, b, s.long, -time.Second)
+			return err
+		}},
+		{"TryLockQueued zero lease", func() error { _, err := qb.TryLockQueued(ctx, key, b, 0, s.long); return err }},
+		{"TryLockQueued empty key", func() error { _, err := qb.TryLockQueued(ctx, "", b, s.long, s.long); return err }},
+		{"TryLockQueued empty owner", func() error { _, err := qb.TryLockQueued(ctx, key, "", s.long, s.long); return err }},
+		{"Dequeue empty key", func() error { return qb.Dequeue(ctx, "", b) }},
+		{"Dequeue empty owner", func() error { return qb.Dequeue(ctx, key, "") }},
+		{"WatchTurn empty key", func() error { _, err := qb.WatchTurn(ctx, "", b, func() {}); return err }},
+		{"WatchTurn empty owner", func() error { _, err := qb.WatchTurn(ctx, key, "", func() {}); return err }},
+		{"WatchTurn nil callback", func() error { _, err := qb.WatchTurn(ctx, key, b, nil); return err }},
+	}
+	for _, c := range cases {
+		assert.ErrorIs(t, c.call(), locker.ErrInvalid, c.name)
+	}
+	// None of them queued B: A's release frees the key.
+	require.NoError(t, qa.Unlock(ctx, key, a))
+	w.expect(t, "", "A's release after refused TryLockQueued calls")
+	isFree(ctx, t, qw, key, "bad input must not have put B in line")
+	g := acquire(ctx, t, qw, key, "C-"+locker.NewOwner(), s.long)
+	assert.Equal(t, 1, g.Holds)
+}

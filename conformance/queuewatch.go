@@ -1,0 +1,101 @@
+package conformance
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/distlock/distlock/locker"
+)
+
+// watcher is a WatchTurn or Watch subscription that counts what it hears.
+// A nil *watcher is a subscription the backend cannot make: it hears
+// nothing and expects nothing.
+type watcher struct {
+	calls chan struct{}
+	stop  func()
+}
+
+// newWatcher subscribes through watch. The subscription stops at the end
+// of the subtest if not before.
+func newWatcher(t *testing.T, watch func(fn func()) (func(), error)) *watcher {
+	t.Helper()
+	w := &watcher{calls: make(chan struct{}, 64)}
+	stop, err := watch(func() {
+		select {
+		case w.calls <- struct{}{}:
+		default:
+		}
+	})
+	require.NoError(t, err)
+	w.stop = sync.OnceFunc(stop)
+	t.Cleanup(w.stop)
+	return w
+}
+
+// queueWatchers watch one key through one client: each waiter's turn, and,
+// under "", the key's releases (nil when the backend has no release
+// notification).
+type queueWatchers map[string]*watcher
+
+// watchQueue watches key's reservations for each of owners, and its
+// releases, through b. It then lets the calls a backend may make when a
+// subscription becomes active go by, so that what expect hears afterwards
+// is more likely the real thing.
+func (s *suite) watchQueue(ctx context.Context, t *testing.T, b queueBackend, key string, owners ...string) queueWatchers {
+	t.Helper()
+	ws := queueWatchers{}
+	if n, ok := b.(locker.Notifier); ok {
+		ws[""] = newWatcher(t, func(fn func()) (func(), error) { return n.Watch(ctx, key, fn) })
+	}
+	for _, o := range owners {
+		ws[o] = newWatcher(t, func(fn func()) (func(), error) { return b.WatchTurn(ctx, key, o, fn) })
+	}
+	settled := time.Now().Add(s.unit / 2)
+	for _, w := range ws {
+		select {
+		case <-w.calls:
+		case <-time.After(time.Until(settled)):
+		}
+	}
+	for _, w := range ws {
+		w.drain()
+	}
+	return ws
+}
+
+// expect waits for owner's turn watcher to be called, or, when owner is "",
+// for the release watcher (if any).
+func (ws queueWatchers) expect(t *testing.T, owner, why string) {
+	t.Helper()
+	w, ok := ws[owner]
+	require.True(t, ok || owner == "", "owner %q's turn is not watched", owner)
+	w.expect(t, why)
+}
+
+// expect waits for the watcher to be called.
+func (w *watcher) expect(t *testing.T, why string) {
+	t.Helper()
+	if w == nil {
+		return
+	}
+	select {
+	case <-w.calls:
+	case <-time.After(notifyLimit):
+		t.Fatalf("%s: the watcher was not called within %v", why, notifyLimit)
+	}
+}
+
+// drain forgets the calls heard so far.
+func (w *watcher) drain() {
+	for {
+		select {
+		case <-w.calls:
+		default:
+			return
+		}
+	}
+}
