@@ -21,9 +21,9 @@ var ErrReplicaAck = errors.New("redislocker: replicas did not acknowledge the lo
 
 // Backend is a locker.Backend on Redis: standalone, Sentinel-managed
 // (go-redis failover client) or Cluster. It also implements
-// locker.Notifier, locker.Inspector, locker.ForceUnlocker and
-// locker.BatchExpirer. Leases are exact to the millisecond. It is safe for
-// concurrent use.
+// locker.Notifier, locker.Queuer, locker.Inspector, locker.ForceUnlocker,
+// locker.BatchExpirer and locker.Fencer. Leases are exact to the
+// millisecond. It is safe for concurrent use.
 type Backend struct {
 	client  redis.UniversalClient
 	cluster *redis.ClusterClient // nil unless client is one
@@ -168,23 +168,29 @@ func millis(d time.Duration) int64 {
 // the replicas, and fails with ErrReplicaAck (having released the hold)
 // when too few acknowledge.
 func (b *Backend) TryLock(ctx context.Context, key, owner string, ttl time.Duration) (locker.Grant, error) {
-	if err := b.begin("trylock", key, owner, ttl, true); err != nil {
+	return b.tryLock(ctx, "trylock", key, owner, ttl, 0)
+}
+
+// tryLock runs the trylock script; a positive patience joins the queue.
+func (b *Backend) tryLock(ctx context.Context, op, key, owner string, ttl, patience time.Duration) (locker.Grant, error) {
+	if err := b.begin(op, key, owner, ttl, true); err != nil {
 		return locker.Grant{}, err
 	}
 	defer b.exit()
 	k := b.keys(key)
-	keys := []string{k.lock, k.fence, k.marker}
-	args := []any{owner, millis(ttl), millis(b.cfg.fenceLinger)}
+	keys := []string{k.lock, k.fence, k.marker, k.queue, k.waiters}
+	timing := fmt.Sprintf("%d %d %d", millis(ttl), millis(b.cfg.fenceLinger), millis(patience))
+	args := []any{owner, timing, b.publish}
 	if b.cfg.replicas > 0 {
-		return b.tryLockAcked(ctx, key, owner, k, keys, args)
+		return b.tryLockAcked(ctx, op, key, owner, k, keys, args)
 	}
 	reply, err := tryLockScript.run(ctx, b.client, keys, args...)
 	if err != nil {
-		return locker.Grant{}, b.failed("trylock", key, err)
+		return locker.Grant{}, b.failed(op, key, err)
 	}
 	g, err := parseGrant(reply)
 	if err != nil {
-		return locker.Grant{}, b.failed("trylock", key, err)
+		return locker.Grant{}, b.failed(op, key, err)
 	}
 	return g, nil
 }
@@ -218,8 +224,10 @@ func uptime(ms int64) time.Duration {
 	return max(time.Duration(ms)*time.Millisecond, time.Nanosecond)
 }
 
-// Unlock implements locker.Backend. The final release publishes on the
-// lock's channel.
+// Unlock implements locker.Backend. The final release hands the lock to
+// the first waiter in its queue, if any, and publishes on the lock's
+// channel. Unlock by an owner the lock is reserved for gives the
+// reservation back.
 func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 	if err := b.begin("unlock", key, owner, 0, false); err != nil {
 		return err
@@ -230,7 +238,7 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 
 func (b *Backend) unlock(ctx context.Context, key, owner string) error {
 	k := b.keys(key)
-	reply, err := unlockScript.run(ctx, b.client, []string{k.lock}, owner, k.channel, b.publish)
+	reply, err := unlockScript.run(ctx, b.client, k.queued(), owner, b.publish, millis(b.cfg.fenceLinger))
 	if err != nil {
 		return b.failed("unlock", key, err)
 	}

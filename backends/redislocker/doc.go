@@ -13,8 +13,11 @@
 // well-formed hash tag, different names never share keys, and a Cluster
 // keeps a lock's keys and channel in one slot. A key "prefix:booted" (on a
 // Cluster one per slot in use, "prefix:{slot-…}:booted") records the
-// server's boot time for Grant.Uptime. Every operation is one Lua script
-// (EVALSHA, falling back to EVAL after a restart or SCRIPT FLUSH).
+// server's boot time for Grant.Uptime. Waiters queue in
+// "prefix:{name}:queue" (their order) and "prefix:{name}:waiters" (when
+// each one's patience lapses), and learn their turn on the channel
+// "prefix:{name}:turn:OWNER". Every operation is one Lua script (EVALSHA,
+// falling back to EVAL after a restart or SCRIPT FLUSH).
 //
 // # Guarantees
 //
@@ -39,6 +42,18 @@
 // in use on a Cluster (sharded pub/sub, SSUBSCRIBE/SPUBLISH, Redis 7 or
 // later). After a lost connection the backend resubscribes and calls every
 // watcher once, since releases may have been missed.
+//
+// Waiting is fair (locker.Queuer): a Mutex that waits joins the lock's
+// queue, and a release hands the lock to the first waiter still in line
+// and wakes only that one, through its own turn channel, instead of waking
+// every waiter to race for it. A waiter stays in line for a patience it
+// renews at each attempt (the Mutex uses 3 s and tries again at least every
+// second); one that dies drops out when its patience lapses, and a
+// reservation made for it lapses with it. A lease that runs out with
+// nobody releasing it publishes nothing: the next attempt on the free lock
+// hands it to the first waiter. Scripts run on the master only, so a
+// failover can lose the queue like any lock; waiters then fall back to
+// their periodic attempts and queue again.
 //
 // Renewals (locker.BatchExpirer) of many locks go out as batch scripts in
 // one pipeline: one round trip per server.

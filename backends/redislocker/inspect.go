@@ -48,14 +48,15 @@ func parseState(reply any) (locker.State, error) {
 }
 
 // ForceUnlock implements locker.ForceUnlocker: it deletes the lock
-// whoever holds it and publishes the release.
+// whoever holds it, hands it to the first waiter in its queue, if any, and
+// publishes the release.
 func (b *Backend) ForceUnlock(ctx context.Context, key string) (bool, error) {
 	if err := b.begin("forceunlock", key, "-", 0, false); err != nil {
 		return false, err
 	}
 	defer b.exit()
 	k := b.keys(key)
-	reply, err := forceUnlockScript.run(ctx, b.client, []string{k.lock}, k.channel, b.publish)
+	reply, err := forceUnlockScript.run(ctx, b.client, k.queued(), b.publish, millis(b.cfg.fenceLinger))
 	if err != nil {
 		return false, b.failed("forceunlock", key, err)
 	}

@@ -12,36 +12,74 @@ import (
 type keys struct {
 	lock    string // hash: owner → hold count
 	fence   string // string: the last fencing token handed out
-	channel string // (shard) channel: a message at every release
+	channel string // (shard) channel: a message at every release; queueLua names it too
+	turns   string // prefix of the channel that tells an owner its turn; likewise
+	queue   string // list: the owners waiting, in order of arrival
+	waiters string // sorted set: waiting owner -> when its patience lapses
 	marker  string // string: the server's boot time, for Grant.Uptime
 	slot    int    // the Cluster slot of the tag
 }
 
 // keysFor returns the names of lock name under prefix. On a Cluster the
 // uptime marker is one per slot, as a script may only touch keys of one
-// slot; on a standalone server it is one for all locks.
+// slot; on a standalone server it is one for all locks. Every call of the
+// backend needs the names, so they are slices of one string, built with
+// one allocation.
 func keysFor(prefix, name string, cluster bool) keys {
 	tag := escapeName(name)
 	slot := int(crc16(tag) % clusterSlots)
-	k := keys{
-		lock: withPrefix(prefix, "{"+tag+"}"),
-		slot: slot,
-	}
-	k.fence = k.lock + ":fence"
-	k.channel = k.lock + ":released"
-	if cluster {
-		k.marker = withPrefix(prefix, "{"+slotTag(slot)+"}:booted")
-	} else {
-		k.marker = prefix + ":booted"
-	}
-	return k
-}
-
-func withPrefix(prefix, s string) string {
+	// The lock's own names: its hash key "prefix:{tag}", then the same
+	// with each suffix.
+	suffixes := [...]string{"", ":fence", ":released", ":turn:", ":queue", ":waiters"}
+	lockKey := []string{prefix, ":{", tag, "}"}
 	if prefix == "" {
-		return s
+		lockKey = []string{"{", tag, "}"}
 	}
-	return prefix + ":" + s
+	// The marker: "prefix:{slot tag}:booted" on a Cluster, else
+	// "prefix:booted".
+	marker := []string{prefix, ":booted"}
+	if cluster {
+		marker = []string{prefix, ":{", slotTag(slot), "}:booted"}
+		if prefix == "" {
+			marker = marker[1:]
+			marker[0] = "{"
+		}
+	}
+	size := 0
+	for _, p := range lockKey {
+		size += len(p)
+	}
+	size *= len(suffixes)
+	for _, p := range suffixes {
+		size += len(p)
+	}
+	for _, p := range marker {
+		size += len(p)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	var ends [len(suffixes) + 1]int
+	for i, suffix := range suffixes {
+		for _, p := range lockKey {
+			b.WriteString(p)
+		}
+		b.WriteString(suffix)
+		ends[i] = b.Len()
+	}
+	for _, p := range marker {
+		b.WriteString(p)
+	}
+	ends[len(suffixes)] = b.Len()
+	all := b.String()
+	var names [len(ends)]string
+	from := 0
+	for i, to := range ends {
+		names[i], from = all[from:to], to
+	}
+	return keys{
+		lock: names[0], fence: names[1], channel: names[2], turns: names[3],
+		queue: names[4], waiters: names[5], marker: names[6], slot: slot,
+	}
 }
 
 // slotTags holds, for each Cluster slot, a short hash tag in that slot.
@@ -69,11 +107,14 @@ func slotTag(slot int) string { return slotTags()[slot] }
 // so the tag is always well formed and never empty.
 func escapeName(name string) string {
 	const hex = "0123456789ABCDEF"
+	if !needsEscape(name) {
+		return name
+	}
 	var b strings.Builder
 	b.Grow(len(name))
 	for i := 0; i < len(name); i++ {
 		c := name[i]
-		if c <= ' ' || c >= 0x7f || c == '{' || c == '}' || c == '%' {
+		if mustEscape(c) {
 			b.WriteByte('%')
 			b.WriteByte(hex[c>>4])
 			b.WriteByte(hex[c&0xf])
@@ -82,6 +123,21 @@ func escapeName(name string) string {
 		b.WriteByte(c)
 	}
 	return b.String()
+}
+
+// needsEscape reports whether escapeName changes name.
+func needsEscape(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if mustEscape(name[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// mustEscape reports whether escapeName escapes byte c.
+func mustEscape(c byte) bool {
+	return c <= ' ' || c >= 0x7f || c == '{' || c == '}' || c == '%'
 }
 
 // clusterSlots is the number of hash slots of a Redis Cluster.

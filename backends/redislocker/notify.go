@@ -19,27 +19,33 @@ const subscribeTimeout = 5 * time.Second
 // becomes active: once soon after Watch, and again after every
 // reconnection, since releases may have been missed while it was down.
 // A lease that simply runs out publishes nothing; waiters bound their
-// sleep by the holder's remaining lease for that.
+// sleep by the holder's remaining lease for that. A release that hands the
+// lock to a waiter in its queue tells only that waiter (WatchTurn).
 //
 // All watchers of a backend share one pub/sub connection (on a Cluster, one
 // per hash slot in use, subscribed with SSUBSCRIBE). fn must not block and
 // must not call stop; after stop returns, fn is not called again.
 func (b *Backend) Watch(ctx context.Context, key string, fn func()) (stop func(), err error) {
-	if err := b.begin("watch", key, "-", 0, false); err != nil {
-		return nil, err
-	}
-	defer b.exit()
 	if fn == nil {
 		return nil, fmt.Errorf("redislocker: watch %q: %w: nil callback", key, locker.ErrInvalid)
 	}
+	return b.watch(ctx, "watch", key, func(k keys) string { return k.channel }, fn)
+}
+
+// watch subscribes fn to key's channel that channel names.
+func (b *Backend) watch(ctx context.Context, op, key string, channel func(keys) string, fn func()) (stop func(), err error) {
+	if err := b.begin(op, key, "-", 0, false); err != nil {
+		return nil, err
+	}
+	defer b.exit()
 	k := b.keys(key)
 	slot := 0
 	if b.cluster != nil {
 		slot = k.slot
 	}
-	stop, err = b.notify.watch(ctx, k.channel, slot, fn)
+	stop, err = b.notify.watch(ctx, channel(k), slot, fn)
 	if err != nil {
-		return nil, fmt.Errorf("redislocker: watch %q: %w", key, err)
+		return nil, fmt.Errorf("redislocker: %s %q: %w", op, key, err)
 	}
 	return stop, nil
 }

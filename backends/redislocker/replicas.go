@@ -14,14 +14,14 @@ import (
 // go over the same connection: WAIT counts the replicas that have the
 // writes of its own connection. On a Cluster the pipeline goes to the
 // master of the lock's slot.
-func (b *Backend) tryLockAcked(ctx context.Context, key, owner string, k keys, keyNames []string, args []any) (locker.Grant, error) {
+func (b *Backend) tryLockAcked(ctx context.Context, op, key, owner string, k keys, keyNames []string, args []any) (locker.Grant, error) {
 	var conn interface {
 		Pipeline() redis.Pipeliner
 	} = b.client
 	if b.cluster != nil {
 		master, err := b.cluster.MasterForKey(ctx, k.lock)
 		if err != nil {
-			return locker.Grant{}, b.failed("trylock", key, fmt.Errorf("finding the master of the lock's slot: %w", err))
+			return locker.Grant{}, b.failed(op, key, fmt.Errorf("finding the master of the lock's slot: %w", err))
 		}
 		conn = master
 	}
@@ -39,11 +39,11 @@ func (b *Backend) tryLockAcked(ctx context.Context, key, owner string, k keys, k
 		cmd, wait = run(false)
 	}
 	if err := cmd.Err(); err != nil {
-		return locker.Grant{}, b.failed("trylock", key, err)
+		return locker.Grant{}, b.failed(op, key, err)
 	}
 	g, err := parseGrant(cmd.Val())
 	if err != nil {
-		return locker.Grant{}, b.failed("trylock", key, err)
+		return locker.Grant{}, b.failed(op, key, err)
 	}
 	if !g.Acquired {
 		return g, nil
@@ -61,7 +61,7 @@ func (b *Backend) tryLockAcked(ctx context.Context, key, owner string, k keys, k
 		cause = fmt.Errorf("%w: %d of %d replicas within %v", ErrReplicaAck, acks, b.cfg.replicas, b.cfg.ackTimeout)
 	}
 	if uerr := b.unlock(context.WithoutCancel(ctx), key, owner); uerr != nil {
-		return locker.Grant{}, fmt.Errorf("redislocker: trylock %q: %w; releasing it: %w", key, cause, uerr)
+		return locker.Grant{}, fmt.Errorf("redislocker: %s %q: %w; releasing it: %w", op, key, cause, uerr)
 	}
-	return locker.Grant{}, fmt.Errorf("redislocker: trylock %q: %w (the hold was released)", key, cause)
+	return locker.Grant{}, fmt.Errorf("redislocker: %s %q: %w (the hold was released)", op, key, cause)
 }

@@ -12,7 +12,7 @@ import (
 // and compares the owner there. KEYS[1] is the lock hash, KEYS[2] the
 // fencing counter; both share the lock's hash tag. The lock hash has one
 // field, holder -> hold count. The scripts make as few redis.calls as they
-// can: an uncontended acquisition and release cost nine.
+// can: an uncontended acquisition and release cost eleven.
 //
 // Fencing tokens: a free-to-held transition sets the counter to
 // max(counter+1, server time in microseconds). When the counter is missing
@@ -29,9 +29,75 @@ import (
 // least the linger: the release need not touch the counter. (The linger is
 // that of the last backend to set the lease.)
 
-// tryLockSrc: KEYS[3] is the uptime marker; ARGV owner, lease ms, counter
-// linger ms. Returns {acquired 0|1, holds, token (string), holder's PTTL,
-// uptime ms or -1}. The uptime is reported on free-to-held transitions only.
+// The wait queue (locker.Queuer): KEYS queue (a list of waiting owners, in
+// order of arrival) and waiters (a sorted set: owner -> the server time in
+// ms when its patience lapses), under the lock's hash tag. Whenever a lock
+// with waiters becomes free, handoff reserves it for the first waiter whose
+// patience has not lapsed: the lock hash holds that owner with count 0, a
+// lease of the waiter's remaining patience, and a new token; the message
+// goes to that waiter's turn channel (turns .. owner) instead of the
+// release channel, so it wakes nobody else. The owner's next trylock takes
+// it through the re-entry branch (count 0 -> 1, lease reset). A lease that
+// simply runs out runs no script: the next trylock on the free lock does
+// the hand-off.
+
+// queueLua is the prelude of the scripts that hand locks off. Its functions
+// use the locals of the script they are part of: lock, fence, queue,
+// waiters, linger, publish. It names the lock's channels as keysFor does.
+//
+// The scripts take few arguments: a server that requires a password
+// refuses a command of more than ten elements from an unauthenticated
+// client with an obscure protocol error, so a call made without the
+// password gets its plain NOAUTH error only when it stays within ten.
+const queueLua = `
+if redis.replicate_commands then redis.replicate_commands() end
+local channel, turns = lock .. ':released', lock .. ':turn:'
+local function now()
+	local t = redis.call('TIME')
+	return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+local function mint(t, last, keep)
+	local token = t
+	last = tonumber(last)
+	if last and last >= token then token = last + 1 end
+	token = string.format('%.0f', token)
+	redis.call('SET', fence, token, 'PX', keep)
+	return token
+end
+local function head(ms)
+	while true do
+		local w = redis.call('LINDEX', queue, 0)
+		if not w then return nil end
+		local d = tonumber(redis.call('ZSCORE', waiters, w))
+		if d and d > ms then return w, d end
+		redis.call('LPOP', queue)
+		redis.call('ZREM', waiters, w)
+	end
+end
+local function reserve(w, d, t, ms, last)
+	redis.call('LPOP', queue)
+	redis.call('ZREM', waiters, w)
+	mint(t, last, d - ms + linger)
+	redis.call('HSET', lock, w, 0)
+	redis.call('PEXPIRE', lock, d - ms)
+	redis.call(publish, turns .. w, 'reserved')
+end
+local function handoff()
+	if redis.call('EXISTS', queue) == 1 then
+		local t = now()
+		local ms = math.floor(t / 1000)
+		local w, d = head(ms)
+		if w then return reserve(w, d, t, ms, redis.call('GET', fence)) end
+	end
+	redis.call(publish, channel, 'released')
+end
+`
+
+// tryLockSrc: KEYS lock, fence, marker (the uptime marker), queue, waiters;
+// ARGV owner, "lease-ms linger-ms patience-ms" (the counter's linger; a
+// patience of 0 does not join the queue), publish command. Returns
+// {acquired 0|1, holds, token (string), holder's PTTL, uptime ms or -1}.
+// The uptime is reported on free-to-held transitions only.
 //
 // The marker holds the server's boot time in microseconds. It is written
 // from INFO's uptime_in_seconds when missing (after a restart without
@@ -40,22 +106,11 @@ import (
 // data across a restart keeps the marker, and so reports the age of its
 // lock data.
 const tryLockSrc = `
-if redis.replicate_commands then redis.replicate_commands() end
-local lock, fence, marker = KEYS[1], KEYS[2], KEYS[3]
-local owner, ttl = ARGV[1], tonumber(ARGV[2])
-local keep = ttl + tonumber(ARGV[3])
-local function now()
-	local t = redis.call('TIME')
-	return tonumber(t[1]) * 1000000 + tonumber(t[2])
-end
-local function mint(t, last)
-	local token = t
-	last = tonumber(last)
-	if last and last >= token then token = last + 1 end
-	token = string.format('%.0f', token)
-	redis.call('SET', fence, token, 'PX', keep)
-	return token
-end
+local lock, fence, marker, queue, waiters = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local owner, publish = ARGV[1], ARGV[3]
+local ttl, linger, patience = string.match(ARGV[2], '^(%d+) (%d+) (%d+)$')
+ttl, linger, patience = tonumber(ttl), tonumber(linger), tonumber(patience)
+` + queueLua + `
 local function uptime(t, booted)
 	booted = tonumber(booted)
 	if not booted then
@@ -66,41 +121,88 @@ local function uptime(t, booted)
 	end
 	return math.max(math.floor((t - booted) / 1000), 0)
 end
+local function refused(t)
+	if patience > 0 then
+		local ms = math.floor((t or now()) / 1000)
+		if redis.call('ZADD', waiters, ms + patience, owner) == 1 then
+			redis.call('RPUSH', queue, owner)
+		end
+		local last = redis.call('ZRANGE', waiters, -1, -1, 'WITHSCORES')
+		local life = tonumber(last[2]) - ms
+		redis.call('PEXPIRE', queue, life)
+		redis.call('PEXPIRE', waiters, life)
+	end
+	return {0, 0, '0', redis.call('PTTL', lock), -1}
+end
 local held = redis.call('HGETALL', lock)
 if held[1] == owner and #held == 2 then
 	local holds = redis.call('HINCRBY', lock, owner, 1)
 	redis.call('PEXPIRE', lock, ttl)
 	local token = redis.call('GET', fence)
 	if token then
-		redis.call('PEXPIRE', fence, keep)
+		redis.call('PEXPIRE', fence, ttl + linger)
 	else
-		token = mint(now(), nil)
+		token = mint(now(), nil, ttl + linger)
 	end
 	return {1, holds, token, 0, -1}
 end
-if #held > 0 then
-	return {0, 0, '0', redis.call('PTTL', lock), -1}
-end
+if #held > 0 then return refused(nil) end
 local t = now()
 local read = redis.call('MGET', fence, marker)
-local token = mint(t, read[1])
+local w, d = head(math.floor(t / 1000))
+if w and w ~= owner then
+	reserve(w, d, t, math.floor(t / 1000), read[1])
+	return refused(t)
+end
+if w then
+	redis.call('LPOP', queue)
+	redis.call('ZREM', waiters, w)
+end
+local token = mint(t, read[1], ttl + linger)
 redis.call('HSET', lock, owner, 1)
 redis.call('PEXPIRE', lock, ttl)
 return {1, 1, token, 0, uptime(t, read[2])}
 `
 
-// unlockSrc: ARGV owner, channel, publish command. Returns -1 when owner
-// does not hold the lock, else the holds left. The final release leaves
-// the counter alone: its expiry, set with the lease, already runs the
-// linger past the lease.
+// unlockSrc: KEYS lock, fence, queue, waiters; ARGV owner, publish
+// command, counter linger ms. Returns -1 when owner does not hold the lock
+// (nor a reservation of it), else the holds left. The final release hands
+// the lock off, or leaves the counter alone: its expiry, set with the
+// lease, already runs the linger past the lease.
 const unlockSrc = `
-local lock = KEYS[1]
-local holds = tonumber(redis.call('HGET', lock, ARGV[1]))
+local lock, fence, queue, waiters = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local owner, publish, linger = ARGV[1], ARGV[2], tonumber(ARGV[3])
+` + queueLua + `
+local holds = tonumber(redis.call('HGET', lock, owner))
 if not holds then return -1 end
-if holds > 1 then return redis.call('HINCRBY', lock, ARGV[1], -1) end
+if holds > 1 then return redis.call('HINCRBY', lock, owner, -1) end
 redis.call('DEL', lock)
-redis.call(ARGV[3], ARGV[2], 'released')
+handoff()
 return 0
+`
+
+// dequeueSrc: KEYS lock, fence, queue, waiters; ARGV owner, publish
+// command, counter linger ms. Takes owner out of
+// the queue (shortening the queue's expiry to the longest patience left)
+// and gives back a reservation of the lock for owner. Returns 1 when it
+// gave one back, else 0.
+const dequeueSrc = `
+local lock, fence, queue, waiters = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local owner, publish, linger = ARGV[1], ARGV[2], tonumber(ARGV[3])
+` + queueLua + `
+if redis.call('ZREM', waiters, owner) == 1 then
+	redis.call('LREM', queue, 1, owner)
+	local last = redis.call('ZRANGE', waiters, -1, -1, 'WITHSCORES')
+	if last[2] then
+		local life = math.max(tonumber(last[2]) - math.floor(now() / 1000), 1)
+		redis.call('PEXPIRE', queue, life)
+		redis.call('PEXPIRE', waiters, life)
+	end
+end
+if redis.call('HGET', lock, owner) ~= '0' then return 0 end
+redis.call('DEL', lock)
+handoff()
+return 1
 `
 
 // expireSrc: ARGV owner, lease ms, counter linger ms. Returns 1 when the
@@ -141,17 +243,23 @@ if #fields == 0 then return {0, '', 0, 0, token} end
 return {1, fields[1], tonumber(fields[2]), redis.call('PTTL', KEYS[1]), token}
 `
 
-// forceUnlockSrc: ARGV channel, publish command. Returns 1 when a lock was
-// deleted, else 0. Like unlockSrc it leaves the counter to linger.
+// forceUnlockSrc: KEYS lock, fence, queue, waiters; ARGV publish command,
+// counter linger ms. Returns 1 when a
+// lock was deleted, else 0. Like unlockSrc it hands the lock off or leaves
+// the counter to linger.
 const forceUnlockSrc = `
-if redis.call('DEL', KEYS[1]) == 0 then return 0 end
-redis.call(ARGV[2], ARGV[1], 'released')
+local lock, fence, queue, waiters = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local publish, linger = ARGV[1], tonumber(ARGV[2])
+` + queueLua + `
+if redis.call('DEL', lock) == 0 then return 0 end
+handoff()
 return 1
 `
 
 var (
 	tryLockScript     = newScript(tryLockSrc)
 	unlockScript      = newScript(unlockSrc)
+	dequeueScript     = newScript(dequeueSrc)
 	expireScript      = newScript(expireSrc)
 	expireBatchScript = newScript(expireBatchSrc)
 	inspectScript     = newScript(inspectSrc)

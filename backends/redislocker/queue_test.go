@@ -1,0 +1,171 @@
+package redislocker_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/distlock/distlock/internal/redistest"
+	"github.com/distlock/distlock/locker"
+)
+
+// The wait queue's semantics are the conformance suite's WaitQueue
+// subtest; these tests cover what is particular to Redis: who hears of a
+// hand-off, what the queue leaves on the server, and fair waiting through
+// the Mutex.
+
+func TestHandOffWakesOnlyTheWaiterItIsFor(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	b := newBackend(t, srv.Addr())
+	const key = "turns"
+	holder, first, second := locker.NewOwner(), locker.NewOwner(), locker.NewOwner()
+
+	var releases, firstTurns, secondTurns atomic.Int32
+	stopRelease, err := b.Watch(ctx, key, func() { releases.Add(1) })
+	require.NoError(t, err)
+	defer stopRelease()
+	stopFirst, err := b.WatchTurn(ctx, key, first, func() { firstTurns.Add(1) })
+	require.NoError(t, err)
+	defer stopFirst()
+	stopSecond, err := b.WatchTurn(ctx, key, second, func() { secondTurns.Add(1) })
+	require.NoError(t, err)
+	defer stopSecond()
+	// Each watcher is called once when its subscription is confirmed.
+	require.Eventually(t, func() bool {
+		return releases.Load() > 0 && firstTurns.Load() > 0 && secondTurns.Load() > 0
+	}, 10*time.Second, 5*time.Millisecond)
+	releases.Store(0)
+	firstTurns.Store(0)
+	secondTurns.Store(0)
+
+	g, err := b.TryLock(ctx, key, holder, time.Minute)
+	require.NoError(t, err)
+	require.True(t, g.Acquired)
+	for _, o := range []string{first, second} {
+		g, err := b.TryLockQueued(ctx, key, o, time.Minute, time.Minute)
+		require.NoError(t, err)
+		require.False(t, g.Acquired)
+	}
+	require.NoError(t, b.Unlock(ctx, key, holder))
+	require.Eventually(t, func() bool { return firstTurns.Load() > 0 }, 5*time.Second, 5*time.Millisecond,
+		"the first waiter must hear of its turn")
+	time.Sleep(100 * time.Millisecond) // time for a stray message to arrive
+	assert.Zero(t, secondTurns.Load(), "the second waiter was woken by the first one's turn")
+	assert.Zero(t, releases.Load(), "a release handed to a waiter was announced to everyone")
+
+	st, err := b.Inspect(ctx, key)
+	require.NoError(t, err)
+	assert.Equal(t, locker.State{Held: true, Owner: first, Holds: 0, Remaining: st.Remaining, Token: st.Token}, st)
+	assert.Greater(t, st.Remaining, 50*time.Second, "a reservation lasts the waiter's remaining patience")
+}
+
+func TestQueueLeavesNothingBehind(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	b := newBackend(t, srv.Addr())
+	const key = "tidy"
+	holder, waiter, quitter := locker.NewOwner(), locker.NewOwner(), locker.NewOwner()
+	_, err := b.TryLock(ctx, key, holder, time.Minute)
+	require.NoError(t, err)
+	_, err = b.TryLockQueued(ctx, key, quitter, time.Minute, time.Minute)
+	require.NoError(t, err)
+	_, err = b.TryLockQueued(ctx, key, waiter, time.Minute, 400*time.Millisecond)
+	require.NoError(t, err)
+	for _, name := range []string{"queue", "waiters"} {
+		ttl, err := srv.Do("PTTL", "distlock:{tidy}:"+name)
+		require.NoError(t, err)
+		assert.Greater(t, ttl, int64(50_000), "%s must live as long as the longest patience in it", name)
+	}
+
+	// One waiter leaves, the other's patience lapses: the queue's keys go
+	// with them.
+	require.NoError(t, b.Dequeue(ctx, key, quitter))
+	n, err := srv.Do("ZCARD", "distlock:{tidy}:waiters")
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), n)
+	require.Eventually(t, func() bool {
+		n, err := srv.Do("EXISTS", "distlock:{tidy}:queue", "distlock:{tidy}:waiters")
+		return err == nil && n == int64(0)
+	}, 10*time.Second, 20*time.Millisecond, "the queue's keys must expire with the last patience")
+
+	// The release then finds nobody to hand the lock to.
+	require.NoError(t, b.Unlock(ctx, key, holder))
+	st, err := b.Inspect(ctx, key)
+	require.NoError(t, err)
+	assert.False(t, st.Held)
+}
+
+func TestMutexWaitersAreServedInArrivalOrder(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	const key = "fifo"
+	const waiters = 6
+	holderBackend := newBackend(t, srv.Addr())
+	holder, err := locker.New(holderBackend, key)
+	require.NoError(t, err)
+	lease, err := holder.Lock(ctx, locker.WithLease(time.Minute))
+	require.NoError(t, err)
+
+	var (
+		mu    sync.Mutex
+		order []int
+		wg    sync.WaitGroup
+	)
+	for i := range waiters {
+		// Each waiter has a backend (connections) of its own, as
+		// separate processes would, and joins the queue before the next
+		// one starts.
+		m, err := locker.New(newBackend(t, srv.Addr()), key)
+		require.NoError(t, err)
+		wg.Go(func() {
+			l, err := m.Lock(ctx, locker.WithLease(time.Minute))
+			if !assert.NoError(t, err) {
+				return
+			}
+			mu.Lock()
+			order = append(order, i)
+			mu.Unlock()
+			assert.NoError(t, l.Unlock(ctx))
+		})
+		require.Eventually(t, func() bool {
+			n, err := srv.Do("LLEN", "distlock:{fifo}:queue")
+			return err == nil && n == int64(i+1)
+		}, 10*time.Second, 2*time.Millisecond, "waiter %d did not join the queue", i)
+	}
+	require.NoError(t, lease.Unlock(ctx))
+	wg.Wait()
+	want := make([]int, waiters)
+	for i := range want {
+		want[i] = i
+	}
+	assert.Equal(t, want, order, "waiters must get the lock in the order they asked")
+}
+
+func TestGivingUpLeavesTheQueue(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	const key = "impatient"
+	b := newBackend(t, srv.Addr())
+	holder, err := locker.New(b, key)
+	require.NoError(t, err)
+	lease, err := holder.Lock(ctx, locker.WithLease(time.Minute))
+	require.NoError(t, err)
+	defer func() { require.NoError(t, lease.Unlock(ctx)) }()
+
+	m, err := locker.New(newBackend(t, srv.Addr()), key)
+	require.NoError(t, err)
+	_, err = m.Lock(ctx, locker.WithWait(300*time.Millisecond))
+	require.ErrorIs(t, err, locker.ErrNotAcquired)
+	for _, name := range []string{"queue", "waiters"} {
+		n, err := srv.Do("EXISTS", fmt.Sprintf("distlock:{%s}:%s", key, name))
+		require.NoError(t, err)
+		assert.Equal(t, int64(0), n, "a waiter that gave up is still in %s", name)
+	}
+}
