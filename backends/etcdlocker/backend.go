@@ -43,6 +43,15 @@ type Backend struct {
 	// grant; shorter requests are raised to it.
 	minTTL atomic.Int64
 
+	// clock reads the local monotonic time; tests replace it.
+	clock func() time.Time
+	// pool holds the shared leases TryLock binds keys to, hints the keys as
+	// this backend last wrote them for Unlock, and bg the goroutines that
+	// grant and revoke leases off the callers' paths.
+	pool  leasePool
+	hints holdHints
+	bg    background
+
 	mu      sync.Mutex
 	closed  bool
 	watches map[string]*keyWatch
@@ -87,14 +96,14 @@ func (b *Backend) bound(ctx context.Context) (context.Context, context.CancelFun
 	return context.WithTimeout(ctx, b.callTimeout)
 }
 
-// New returns a Backend over cli. Close stops the backend's watches but
-// leaves cli open: the caller closes it. It fails with locker.ErrInvalid
+// New returns a Backend over cli. Close stops the backend's watches and
+// background work but leaves cli open: the caller closes it, after Close. It fails with locker.ErrInvalid
 // when cli is nil.
 func New(cli *clientv3.Client, opts ...Option) (*Backend, error) {
 	if cli == nil {
 		return nil, fmt.Errorf("etcdlocker: %w: nil client", locker.ErrInvalid)
 	}
-	b := &Backend{cli: cli, prefix: DefaultPrefix, callTimeout: DefaultCallTimeout, watches: make(map[string]*keyWatch)}
+	b := &Backend{cli: cli, prefix: DefaultPrefix, callTimeout: DefaultCallTimeout, clock: time.Now, watches: make(map[string]*keyWatch)}
 	for _, opt := range opts {
 		if err := opt(b); err != nil {
 			return nil, err
@@ -114,9 +123,11 @@ func (b *Backend) Prefix() string { return b.prefix }
 // seconds.
 func (b *Backend) Granularity() time.Duration { return time.Second }
 
-// Close implements locker.Backend: it stops the backend's watches and, if
-// the backend was opened from a URL, closes its client. Later calls return
-// locker.ErrClosed. Locks stay until their leases end.
+// Close implements locker.Backend: it stops the backend's watches and its
+// background work, revokes the leases no lock uses any more (within the
+// call timeout; leases it cannot revoke run out by themselves), and, if the
+// backend was opened from a URL, closes its client. Later calls return locker.ErrClosed. Locks stay
+// until their leases end.
 func (b *Backend) Close() error {
 	b.mu.Lock()
 	if b.closed {
@@ -133,6 +144,7 @@ func (b *Backend) Close() error {
 	for _, w := range ws {
 		<-w.done
 	}
+	b.stopBackground()
 	if b.ownClient {
 		if err := b.cli.Close(); err != nil {
 			return fmt.Errorf("etcdlocker: closing the client: %w", err)

@@ -135,7 +135,7 @@ func TestExpireWithAnotherLength(t *testing.T) {
 	assert.ErrorIs(t, b.Expire(ctx, "k", "o", time.Minute), locker.ErrNotHeld)
 }
 
-// Re-entry moves the key to a fresh lease of the new length.
+// Re-entry moves the key to a lease of the new length.
 func TestReentryResetsLease(t *testing.T) {
 	ctx := testContext(t, time.Minute)
 	c := etcdtest.Start(t)

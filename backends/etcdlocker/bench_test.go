@@ -9,8 +9,9 @@ import (
 )
 
 // BenchmarkLockUnlock is one uncontended lock and unlock on an embedded
-// single-member server (2 round trips to lock, 3 to unlock), at the backend
-// and through a Mutex.
+// single-member server (one transaction to lock, one to unlock, with lease
+// grants and revocations in the background), at the backend and through a
+// Mutex.
 func BenchmarkLockUnlock(b *testing.B) {
 	c := etcdtest.Start(b)
 	be, err := etcdlocker.New(c.Client(b))

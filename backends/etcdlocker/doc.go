@@ -2,21 +2,48 @@
 // cluster through a go.etcd.io/etcd/client/v3 client.
 //
 // A lock is one key, the lock name under a prefix ("distlock/" unless
-// WithPrefix says otherwise). Its value records the owner, the hold count
-// and the lease length, and the key is bound to an etcd lease of its own:
-// every acquisition grants a fresh lease, so a renewal of that lease can
-// only ever lengthen the acquisition it was granted for. Every change is an
-// etcd transaction guarded by the key's revisions, so a lock is only ever
-// changed by its owner.
+// WithPrefix says otherwise). Its value records the owner, the hold count,
+// the lease length and whether the key's lease is shared, and the key is
+// bound to an etcd lease. Every change is an etcd transaction guarded by
+// the key's revisions, so a lock is only ever changed by its owner.
 //
-//   - TryLock creates the key bound to a new lease when it is absent, or,
-//     when the same owner holds it, raises the hold count and moves the key
-//     to the new lease (which resets the lease to the requested length).
-//   - Unlock lowers the hold count, or deletes the key at zero and revokes
-//     its lease.
-//   - Expire renews the key's lease (KeepAliveOnce) and then checks that the
-//     key is still bound to it; for a lease of another length it moves the
-//     key to a new lease, since etcd cannot change a lease's TTL.
+//   - TryLock binds the key to one of the backend's shared leases (below)
+//     when the key is absent, or, when the same owner holds it, raises the
+//     hold count and moves the key to such a lease (which resets the lease
+//     to the requested length). Once the backend has a shared lease of the
+//     length asked for, that is one transaction.
+//   - Unlock lowers the hold count, or deletes the key at zero, in one
+//     transaction guarded by the revision of the backend's own last write
+//     of the key (a key changed since is read in the same transaction).
+//   - Expire renews a lease of the key's own (KeepAliveOnce) and then
+//     checks that the key is still bound to it; a key on a shared lease, or
+//     on a lease of another length, moves to a new lease of its own.
+//
+// # Shared leases
+//
+// An etcd lease takes a consensus write to grant and another to revoke, so
+// a lease per acquisition would double the writes of a lock and unlock,
+// which take one each. Instead the
+// backend grants a lease per lease length and binds the keys it locks with
+// that length to it, for a tenth of the lease after the grant (at most a
+// second); when the backend locks often it grants the next one ahead, in
+// the background. A hold on a shared lease therefore ends up to that much
+// earlier than the length asked for, and the Grant says so
+// (locker.Grant.Validity), so the Mutex's deadline stays on the safe side.
+//
+// Nobody renews a shared lease: that would lengthen every other hold bound
+// to it, so Expire first moves the key to a lease of its own, which only
+// ever lengthens that key's hold. Nobody revokes a shared lease either,
+// except the backend that granted it, after it stopped handing it out and
+// saw every key it bound to it deleted or moved by its own writes; a lease
+// it cannot account for (a transaction whose outcome is unknown, a key
+// deleted by another client) runs out by itself. Leases of keys' own are
+// revoked, in the background, once their key is deleted or moved. Close
+// revokes the leases no lock uses and stops the background work; a lease
+// still bound to a held lock stays until it runs out. (Versions of this
+// backend from before shared leases take a key on a shared lease for a
+// foreign one and refuse to touch it, but their ForceUnlock revokes its
+// lease.)
 //
 // The backend offers every optional capability: release notification
 // (an etcd watch per key, shared by all waiters of the backend), inspection,
@@ -38,7 +65,9 @@
 // default settings (1 s election timeout), one second with an election
 // timeout of at most 666 ms. Shorter leases are raised to it; the backend
 // learns the minimum from the server's grants. The holder's remaining lease
-// (in a refused Grant and in Inspect) is rounded up to a whole second.
+// (in a refused Grant and in Inspect) is rounded up to a whole second. A
+// hold on a shared lease lasts the rounded lease less the lease's age, at
+// most a tenth of it, when it was taken.
 //
 // When leadership changes, etcd's new leader restarts the countdown of
 // every lease and adds an election timeout, so after a failover a lock can

@@ -20,12 +20,14 @@ const maxTxnReads = 128
 // maxConcurrentKeepAlives bounds the lease renewals of one batch in flight.
 const maxConcurrentKeepAlives = 16
 
-// Expire implements locker.Backend. For a lease of the length the key was
-// locked with, it renews the key's lease and then checks that the key is
-// still the owner's and bound to that lease (a renewed lease whose key is
-// gone extends nothing, and is reported as ErrNotHeld). For another length
-// it grants a new lease and moves the key to it in a transaction guarded by
-// the key's revision, then revokes the old lease.
+// Expire implements locker.Backend. When the key is on a lease of its own
+// of the length asked for, it renews that lease and then checks that the
+// key is still the owner's and bound to it (a renewed lease whose key is
+// gone extends nothing, and is reported as ErrNotHeld). Otherwise (a lease
+// of another length, or a shared lease, which nobody renews since other
+// keys are bound to it) it grants the key a lease of its own and moves the
+// key to it in a transaction guarded by the key's revision; a lease of the
+// key's own that it left is revoked.
 func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Duration) error {
 	ctx, cancel := b.bound(ctx)
 	defer cancel()
@@ -70,7 +72,7 @@ func (b *Backend) ExpireBatch(ctx context.Context, renewals []locker.Renewal) []
 			errs[i] = keyError("expire", r.Key, err)
 			continue
 		}
-		if kv.Lease != 0 && v.ttl == b.leaseSeconds(r.TTL) {
+		if kv.Lease != 0 && !v.shared && v.ttl == b.leaseSeconds(r.TTL) {
 			leases[i] = clientv3.LeaseID(kv.Lease)
 		} else {
 			moves = append(moves, i)
@@ -168,32 +170,33 @@ func (b *Backend) keepAlive(ctx context.Context, renewals []locker.Renewal, leas
 	wg.Wait()
 }
 
-// move binds r's key to a new lease of r.TTL, guarded by the revision it
-// read, and revokes the old lease.
+// move binds r's key to a new lease of its own of r.TTL, guarded by the
+// revision it read, and lets go of the old lease.
 func (b *Backend) move(ctx context.Context, r locker.Renewal) error {
 	k := b.etcdKey(r.Key)
-	asked := b.leaseSeconds(r.TTL)
-	lease, err := b.cli.Grant(ctx, asked)
+	lease, err := b.grant(ctx, b.leaseSeconds(r.TTL))
 	if err != nil {
 		return err
 	}
-	b.noteGranted(asked, lease.TTL)
 	resp, err := b.cli.Get(ctx, k)
 	if err != nil {
-		_, _ = b.cli.Revoke(ctx, lease.ID)
+		b.revokeLater(ctx, lease.id)
 		return err
 	}
 	kv := firstKV(resp.Kvs)
 	for range casRounds {
-		v, err := b.ownedBy(kv, r.Owner)
+		old, err := b.ownedBy(kv, r.Owner)
 		if err != nil {
-			_, _ = b.cli.Revoke(ctx, lease.ID)
+			b.revokeLater(ctx, lease.id)
 			return err
 		}
-		v.ttl = lease.TTL
+		v := old
+		v.ttl = lease.ttl
+		v.shared = false
+		val := v.encode()
 		tresp, err := b.cli.Txn(ctx).
 			If(clientv3.Compare(clientv3.ModRevision(k), "=", kv.ModRevision)).
-			Then(clientv3.OpPut(k, v.encode(), clientv3.WithLease(lease.ID))).
+			Then(clientv3.OpPut(k, val, clientv3.WithLease(lease.id))).
 			Else(clientv3.OpGet(k)).
 			Commit()
 		if err != nil {
@@ -201,14 +204,13 @@ func (b *Backend) move(ctx context.Context, r locker.Renewal) error {
 			return err
 		}
 		if tresp.Succeeded {
-			if kv.Lease != 0 {
-				_, _ = b.cli.Revoke(ctx, clientv3.LeaseID(kv.Lease))
-			}
+			b.hints.remember(k, r.Owner, written(k, val, lease.id, kv.CreateRevision, tresp.Header.Revision, kv.Version+1))
+			b.unbound(ctx, old, clientv3.LeaseID(kv.Lease))
 			return nil
 		}
 		kv = lastKV(tresp)
 	}
-	_, _ = b.cli.Revoke(ctx, lease.ID)
+	b.revokeLater(ctx, lease.id)
 	return errContended
 }
 

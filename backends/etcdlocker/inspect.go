@@ -51,7 +51,8 @@ func (b *Backend) Inspect(ctx context.Context, key string) (locker.State, error)
 }
 
 // ForceUnlock implements locker.ForceUnlocker: it deletes the key whoever
-// holds it, revokes its lease, and reports whether it was held.
+// holds it, lets go of its lease as Unlock does, and reports whether it was
+// held.
 func (b *Backend) ForceUnlock(ctx context.Context, key string) (bool, error) {
 	ctx, cancel := b.bound(ctx)
 	defer cancel()
@@ -61,17 +62,20 @@ func (b *Backend) ForceUnlock(ctx context.Context, key string) (bool, error) {
 	if err := b.checkOpen(); err != nil {
 		return false, err
 	}
-	resp, err := b.cli.Delete(ctx, b.etcdKey(key), clientv3.WithPrevKV())
+	k := b.etcdKey(key)
+	resp, err := b.cli.Delete(ctx, k, clientv3.WithPrevKV())
 	if err != nil {
 		return false, keyError("forceunlock", key, err)
 	}
+	b.hints.forget(k, "")
 	kv := firstKV(resp.PrevKvs)
 	if kv == nil {
 		return false, nil
 	}
-	if kv.Lease != 0 {
-		_, _ = b.cli.Revoke(ctx, clientv3.LeaseID(kv.Lease))
+	if v, err := decodeValue(kv.Value); err == nil {
+		b.unbound(ctx, v, clientv3.LeaseID(kv.Lease))
 	}
+	// A key that holds something else may share its lease: leave it.
 	return true, nil
 }
 

@@ -14,12 +14,32 @@ import (
 // errContended reports a key that kept changing under a guarded write.
 var errContended = errors.New("the key kept changing under the write; nothing was changed")
 
-// TryLock implements locker.Backend. It grants a lease of ttl (rounded up to
-// whole seconds) and, in one transaction, binds the key to it if the key is
-// absent; if owner already holds the key, a second transaction guarded by
-// the key's revision raises the hold count and moves the key to the new
-// lease. When another owner holds the key the new lease is revoked and the
+// leaseUse is what an attempt did with its lease.
+type leaseUse int
+
+const (
+	// leaseUnused: the attempt certainly bound no key to the lease.
+	leaseUnused leaseUse = iota
+	// leaseBound: the key is bound to the lease.
+	leaseBound
+	// leaseUnknown: a call's outcome is unknown, so the key may be bound to
+	// the lease.
+	leaseUnknown
+)
+
+// TryLock implements locker.Backend. The key is bound to one of the
+// backend's shared leases of ttl (rounded up to whole seconds): one granted
+// less than a tenth of its length ago (at most a second), ahead in the
+// background when the backend locks often, else by this call. One
+// transaction creates the key bound to it if the key is absent; if owner
+// already holds the key, a second transaction guarded by the key's revision
+// raises the hold count and moves the key to the new lease, which resets
+// the lease. When another owner holds the key nothing is written and the
 // Grant carries the holder's remaining lease.
+//
+// A shared lease counts from its grant, a little before the attempt: when
+// what is left of it is shorter than ttl, Grant.Validity says how long
+// after the start of the attempt the lock is held.
 func (b *Backend) TryLock(ctx context.Context, key, owner string, ttl time.Duration) (locker.Grant, error) {
 	ctx, cancel := b.bound(ctx)
 	defer cancel()
@@ -30,90 +50,114 @@ func (b *Backend) TryLock(ctx context.Context, key, owner string, ttl time.Durat
 		return locker.Grant{}, err
 	}
 	asked := b.leaseSeconds(ttl)
-	lease, err := b.cli.Grant(ctx, asked)
+	start := b.clock()
+	lease, revoke, wake := b.pool.take(asked, start)
+	b.revokeLater(ctx, revoke...)
+	if lease == nil {
+		gl, err := b.grant(ctx, asked)
+		if err != nil {
+			// No key was touched; at worst an unused lease runs out.
+			return locker.Grant{}, keyError("trylock", key, err)
+		}
+		lease, revoke = b.pool.adopt(asked, gl)
+		b.revokeLater(ctx, revoke...)
+		wake = true // the stocker watches the new lease's window
+	}
+	if wake {
+		b.poke()
+	}
+	g, use, err := b.acquire(ctx, key, owner, lease)
+	// An unknown outcome leaves the lease alone for good: the key may be
+	// bound to it, and the lease runs out.
+	b.revokeLater(ctx, b.pool.done(lease, use)...)
 	if err != nil {
-		// No key was touched; at worst an unused lease runs out.
 		return locker.Grant{}, keyError("trylock", key, err)
 	}
-	b.noteGranted(asked, lease.TTL)
-	g, used, err := b.acquire(ctx, key, owner, lease.ID, lease.TTL)
-	if err != nil {
-		// The lease may be bound to the key now: leave it to run out.
-		return locker.Grant{}, keyError("trylock", key, err)
-	}
-	if !used {
-		// Nobody else knows this lease; revoking it is only tidiness.
-		_, _ = b.cli.Revoke(ctx, lease.ID)
+	if use == leaseBound {
+		if v := lease.validFor(start); v < ttl {
+			// A lease is shared only while most of it is left, so v is far
+			// from zero; zero would mean the full lease.
+			g.Validity = max(v, time.Nanosecond)
+		}
 	}
 	return g, nil
 }
 
-// acquire binds key to lease for owner. It reports whether the lease was
-// bound to the key.
-func (b *Backend) acquire(ctx context.Context, key, owner string, lease clientv3.LeaseID, ttl int64) (locker.Grant, bool, error) {
+// acquire binds key to the shared lease for owner, and reports what it did
+// with the lease.
+func (b *Backend) acquire(ctx context.Context, key, owner string, lease *sharedLease) (locker.Grant, leaseUse, error) {
 	k := b.etcdKey(key)
-	// First round: create the key if absent.
-	resp, err := b.cli.Txn(ctx).
-		If(clientv3.Compare(clientv3.CreateRevision(k), "=", 0)).
-		Then(clientv3.OpPut(k, lockValue{owner: owner, holds: 1, ttl: ttl}.encode(), clientv3.WithLease(lease)), clientv3.OpGet(k)).
-		Else(clientv3.OpGet(k)).
-		Commit()
-	if err != nil {
-		return locker.Grant{}, false, err
-	}
+	var kv *mvccpb.KeyValue // the key as last read; nil while absent
 	for round := 0; ; round++ {
-		if resp.Succeeded {
-			kv := lastKV(resp)
-			if kv == nil {
-				return locker.Grant{}, true, errors.New("the transaction's read found no key")
-			}
-			v, err := decodeValue(kv.Value)
-			if err != nil {
-				return locker.Grant{}, true, err
-			}
-			return locker.Grant{Acquired: true, Holds: v.holds, Token: uint64(kv.CreateRevision)}, true, nil
+		if round > casRounds {
+			return locker.Grant{}, leaseUnused, errContended
 		}
-		if round == casRounds {
-			return locker.Grant{}, false, errContended
-		}
-		kv := lastKV(resp)
 		if kv == nil {
-			// Released since the first round: create it.
-			resp, err = b.cli.Txn(ctx).
+			// Create the key if absent.
+			v := lockValue{owner: owner, holds: 1, ttl: lease.ttl, shared: true}
+			val := v.encode()
+			resp, err := b.cli.Txn(ctx).
 				If(clientv3.Compare(clientv3.CreateRevision(k), "=", 0)).
-				Then(clientv3.OpPut(k, lockValue{owner: owner, holds: 1, ttl: ttl}.encode(), clientv3.WithLease(lease)), clientv3.OpGet(k)).
+				Then(clientv3.OpPut(k, val, clientv3.WithLease(lease.id))).
 				Else(clientv3.OpGet(k)).
 				Commit()
 			if err != nil {
-				return locker.Grant{}, false, err
+				return locker.Grant{}, leaseUnknown, err
 			}
+			if resp.Succeeded {
+				// The transaction's revision is the one it created the key at.
+				rev := resp.Header.Revision
+				b.hints.remember(k, owner, written(k, val, lease.id, rev, rev, 1))
+				return locker.Grant{Acquired: true, Holds: 1, Token: uint64(rev)}, leaseBound, nil
+			}
+			kv = lastKV(resp)
 			continue
 		}
-		v, err := decodeValue(kv.Value)
+		old, err := decodeValue(kv.Value)
 		if err != nil {
-			return locker.Grant{}, false, err
+			return locker.Grant{}, leaseUnused, err
 		}
-		if v.owner != owner {
-			return b.refused(ctx, kv), false, nil
+		if old.owner != owner {
+			return b.refused(ctx, kv), leaseUnused, nil
 		}
 		// Re-entry: one more hold, and the key moves to the new lease, which
 		// resets the lease to ttl. The revision guard makes sure the hold
 		// count is the one read.
-		old := clientv3.LeaseID(kv.Lease)
+		v := old
 		v.holds++
-		v.ttl = ttl
-		resp, err = b.cli.Txn(ctx).
+		v.ttl = lease.ttl
+		v.shared = true
+		val := v.encode()
+		resp, err := b.cli.Txn(ctx).
 			If(clientv3.Compare(clientv3.ModRevision(k), "=", kv.ModRevision)).
-			Then(clientv3.OpPut(k, v.encode(), clientv3.WithLease(lease)), clientv3.OpGet(k)).
+			Then(clientv3.OpPut(k, val, clientv3.WithLease(lease.id))).
 			Else(clientv3.OpGet(k)).
 			Commit()
 		if err != nil {
-			return locker.Grant{}, false, err
+			return locker.Grant{}, leaseUnknown, err
 		}
-		if resp.Succeeded && old != clientv3.NoLease {
-			// The old lease has no key any more.
-			_, _ = b.cli.Revoke(ctx, old)
+		if resp.Succeeded {
+			// The key left its old lease (when that is this very lease, the
+			// bind the caller counts is no new one).
+			b.unbound(ctx, old, clientv3.LeaseID(kv.Lease))
+			b.hints.remember(k, owner, written(k, val, lease.id, kv.CreateRevision, resp.Header.Revision, kv.Version+1))
+			return locker.Grant{Acquired: true, Holds: v.holds, Token: uint64(kv.CreateRevision)}, leaseBound, nil
 		}
+		kv = lastKV(resp)
+	}
+}
+
+// written is the key k as a transaction at revision rev left it, having
+// put val bound to lease: a transaction's writes all carry its revision,
+// which its response's header reports.
+func written(k, val string, lease clientv3.LeaseID, created, rev, version int64) *mvccpb.KeyValue {
+	return &mvccpb.KeyValue{
+		Key:            []byte(k),
+		Value:          []byte(val),
+		CreateRevision: created,
+		ModRevision:    rev,
+		Version:        version,
+		Lease:          int64(lease),
 	}
 }
 
@@ -132,8 +176,8 @@ func (b *Backend) refused(ctx context.Context, kv *mvccpb.KeyValue) locker.Grant
 }
 
 // lastKV returns the key read by the last operation of a transaction's
-// branch (every branch here ends with a read), or nil when the key is
-// absent.
+// branch (every branch that reads ends with its read), or nil when the key
+// is absent.
 func lastKV(resp *clientv3.TxnResponse) *mvccpb.KeyValue {
 	if len(resp.Responses) == 0 {
 		return nil

@@ -8,9 +8,13 @@ import (
 	"github.com/distlock/distlock/locker"
 )
 
-// Unlock implements locker.Backend. It reads the key and, in a transaction
-// guarded by the revision it read, lowers the hold count or, at the last
-// hold, deletes the key; then it revokes the deleted key's lease.
+// Unlock implements locker.Backend. In one transaction guarded by the key's
+// revision, it lowers the hold count or, at the last hold, deletes the key;
+// the deleted key's lease is then revoked in the background if no other key
+// can be bound to it. The revision
+// is the one of the backend's own last write of the key for owner when it
+// has it, else a read's; when the key changed since, the transaction reads
+// it instead and Unlock decides again.
 func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 	ctx, cancel := b.bound(ctx)
 	defer cancel()
@@ -21,13 +25,17 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 		return err
 	}
 	k := b.etcdKey(key)
-	resp, err := b.cli.Get(ctx, k)
-	if err != nil {
-		return keyError("unlock", key, err)
+	kv := b.hints.recall(k, owner)
+	if kv == nil {
+		resp, err := b.cli.Get(ctx, k)
+		if err != nil {
+			return keyError("unlock", key, err)
+		}
+		kv = firstKV(resp.Kvs)
 	}
-	kv := firstKV(resp.Kvs)
 	for round := 0; ; round++ {
 		if kv == nil {
+			b.hints.forget(k, owner)
 			return keyError("unlock", key, locker.ErrNotHeld)
 		}
 		v, err := decodeValue(kv.Value)
@@ -35,18 +43,21 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 			return keyError("unlock", key, err)
 		}
 		if v.owner != owner {
+			b.hints.forget(k, owner)
 			return keyError("unlock", key, locker.ErrNotHeld)
 		}
 		if round == casRounds {
 			return keyError("unlock", key, errContended)
 		}
 		var op clientv3.Op
+		var val string
 		last := v.holds == 1
 		if last {
 			op = clientv3.OpDelete(k)
 		} else {
 			v.holds--
-			op = clientv3.OpPut(k, v.encode(), clientv3.WithIgnoreLease())
+			val = v.encode()
+			op = clientv3.OpPut(k, val, clientv3.WithIgnoreLease())
 		}
 		tresp, err := b.cli.Txn(ctx).
 			If(clientv3.Compare(clientv3.ModRevision(k), "=", kv.ModRevision)).
@@ -57,9 +68,11 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 			return keyError("unlock", key, err)
 		}
 		if tresp.Succeeded {
-			if last && kv.Lease != 0 {
-				// The lease has no key any more; it would run out anyway.
-				_, _ = b.cli.Revoke(ctx, clientv3.LeaseID(kv.Lease))
+			if last {
+				b.hints.forget(k, owner)
+				b.unbound(ctx, v, clientv3.LeaseID(kv.Lease))
+			} else {
+				b.hints.remember(k, owner, written(k, val, clientv3.LeaseID(kv.Lease), kv.CreateRevision, tresp.Header.Revision, kv.Version+1))
 			}
 			return nil
 		}
