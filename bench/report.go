@@ -128,7 +128,7 @@ func (r *report) contentionTable() *table {
 	t.note("smallest share = fewest acquisitions of one goroutine / mean acquisitions per goroutine")
 	t.note("mean handoff = 1 / (acquisitions/s) − mean hold: how long the lock sat between holders; releaser again = share of acquisitions by the goroutine that had just released it (1 process only; %.0f%% if every goroutine were equally likely)", 100/float64(r.settings.goroutines))
 	t.note("client CPU, server CPU = cores used by the contending processes and by redis-server (the machine has %d)", runtime.NumCPU())
-	t.note("waiting: distlock on Redis pub/sub; rueidislock on client-side-caching invalidations; redsync polls every 50–250 ms (its default); redislock backs off exponentially from 16 ms to 256 ms")
+	t.note("waiting: distlock in the lock's wait queue on Redis (a release hands the lock to the first waiter and wakes only it, through pub/sub); rueidislock on client-side-caching invalidations; redsync polls every 50–250 ms (its default); redislock backs off exponentially from 16 ms to 256 ms")
 	for _, c := range r.contention {
 		if len(c.errors) > 0 {
 			t.note("%s (%d processes), first error: %s", c.name, c.procs, c.errors[0])

@@ -27,8 +27,11 @@ func (grantAll) Expire(context.Context, string, string, time.Duration) error { r
 func (grantAll) Close() error                                                { return nil }
 
 // sameToken is a lock that excludes correctly but hands out one token to
-// every holder.
+// every holder. It has no wait queue, whose attempts would bypass its
+// TryLock.
 type sameToken struct{ *memlocker.Client }
+
+func (sameToken) Supports(c locker.Capability) bool { return c != locker.CapQueue }
 
 func (s sameToken) TryLock(ctx context.Context, key, owner string, ttl time.Duration) (locker.Grant, error) {
 	g, err := s.Client.TryLock(ctx, key, owner, ttl)
