@@ -131,9 +131,6 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 			delay = min(delay, queueRefresh)
 		}
 		if err := sleep(ctx, jitter(delay), woken); err != nil {
-			if failed != nil {
-				return Grant{}, start, m.abandon(ctx, failed)
-			}
 			return Grant{}, start, err
 		}
 	}
