@@ -1,6 +1,9 @@
 package locker
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Fencer is an optional Backend capability that combinators (packages
 // multilock and redlock) need to hand out fencing tokens that rise across
@@ -15,4 +18,15 @@ type Fencer interface {
 	// raised token. A token already at or above token is left alone. If
 	// owner does not hold key, Fence changes nothing and returns ErrNotHeld.
 	Fence(ctx context.Context, key, owner string, token uint64) error
+}
+
+// FloorLocker is an optional Backend capability that spares combinators the
+// second round Fencer needs: TryLockAbove is TryLock whose new token (on a
+// free-to-held transition) is at least floor. A combinator passes every
+// member the same floor, above the tokens they are likely to have handed
+// out; the members whose counters are below it then all grant the floor,
+// the tokens agree, and none needs raising. Where they do not agree, Fence
+// still raises the lower ones.
+type FloorLocker interface {
+	TryLockAbove(ctx context.Context, key, owner string, ttl time.Duration, floor uint64) (Grant, error)
 }

@@ -137,8 +137,13 @@
 // round two made T (or which was already at most T), so the token stays
 // the same; a re-entry that had to take some member afresh (its hold had
 // expired) gets a new, higher token, as the hold was partly lost. When the
-// counters agree, as they do while every acquisition reaches every member,
-// round two is skipped.
+// tokens of round one agree, round two has nothing to raise and is
+// skipped. Members that are locker.FloorLockers (the Redis backend) make
+// them agree: round one gives each the same floor, the time in microseconds
+// plus a second, and a member whose counter is below it grants exactly the
+// floor; a member whose counter is above it (a faster clock, a missed
+// acquisition) grants more, and round two raises the others as above. So an
+// uncontended RedLock of Redis members costs two rounds, lock and unlock.
 //
 // The argument needs member m to remember its counter: a store that
 // restarts without persistence and resets its counters can break it, unless

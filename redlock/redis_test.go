@@ -3,6 +3,7 @@ package redlock_test
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -162,4 +163,45 @@ func TestRedisRestarts(t *testing.T) {
 func BenchmarkLockUnlockRedis5(b *testing.B) {
 	stores := quorumtest.StartRedis(b, 5)
 	benchLockUnlock(b, newRL(b, stores.DirectClients(b), redlock.WithRestartGuard(0)))
+}
+
+// fenceCounter counts a member's Fence calls.
+type fenceCounter struct {
+	locker.Backend
+	fences *atomic.Int32
+}
+
+func (f fenceCounter) Fence(ctx context.Context, key, owner string, token uint64) error {
+	f.fences.Add(1)
+	return f.Backend.(locker.Fencer).Fence(ctx, key, owner, token)
+}
+
+func (f fenceCounter) TryLockAbove(ctx context.Context, key, owner string, ttl time.Duration, floor uint64) (locker.Grant, error) {
+	return f.Backend.(locker.FloorLocker).TryLockAbove(ctx, key, owner, ttl, floor)
+}
+
+// TestRedisTokensAgreeWithoutASecondRound: Redis members take the
+// attempt's token floor, so their tokens agree and no member needs raising;
+// the tokens still rise from holder to holder.
+func TestRedisTokensAgreeWithoutASecondRound(t *testing.T) {
+	ctx := context.Background()
+	stores := quorumtest.StartRedis(t, 5)
+	var fences atomic.Int32
+	var members []locker.Backend
+	for _, c := range stores.Clients(t) {
+		members = append(members, fenceCounter{c, &fences})
+	}
+	rl, err := redlock.New(members, redlock.WithRestartGuard(0))
+	require.NoError(t, err)
+	var last uint64
+	for range 5 {
+		m, err := locker.New(rl, "k")
+		require.NoError(t, err)
+		l, err := m.Lock(ctx, locker.WithLease(10*time.Second))
+		require.NoError(t, err)
+		assert.Greater(t, l.Token(), last, "tokens rise from holder to holder")
+		last = l.Token()
+		require.NoError(t, l.Unlock(ctx))
+	}
+	assert.Zero(t, fences.Load(), "members whose tokens agree need no fencing round")
 }

@@ -168,18 +168,32 @@ func millis(d time.Duration) int64 {
 // the replicas, and fails with ErrReplicaAck (having released the hold)
 // when too few acknowledge.
 func (b *Backend) TryLock(ctx context.Context, key, owner string, ttl time.Duration) (locker.Grant, error) {
-	return b.tryLock(ctx, "trylock", key, owner, ttl, 0)
+	return b.tryLock(ctx, "trylock", key, owner, ttl, 0, 0)
 }
 
-// tryLock runs the trylock script; a positive patience joins the queue.
-func (b *Backend) tryLock(ctx context.Context, op, key, owner string, ttl, patience time.Duration) (locker.Grant, error) {
+// TryLockAbove implements locker.FloorLocker: TryLock whose new token is at
+// least floor.
+func (b *Backend) TryLockAbove(ctx context.Context, key, owner string, ttl time.Duration, floor uint64) (locker.Grant, error) {
+	if floor > maxFloor {
+		return locker.Grant{}, fmt.Errorf("redislocker: trylock %q: %w: floor %d above %d", key, locker.ErrInvalid, floor, uint64(maxFloor))
+	}
+	return b.tryLock(ctx, "trylock", key, owner, ttl, 0, floor)
+}
+
+// maxFloor is the largest floor the scripts count exactly: Lua numbers
+// are doubles. Microseconds since 1970 stay below it for 280 years.
+const maxFloor = 1 << 53
+
+// tryLock runs the trylock script; a positive patience joins the queue,
+// and a new token is at least floor.
+func (b *Backend) tryLock(ctx context.Context, op, key, owner string, ttl, patience time.Duration, floor uint64) (locker.Grant, error) {
 	if err := b.begin(op, key, owner, ttl, true); err != nil {
 		return locker.Grant{}, err
 	}
 	defer b.exit()
 	k := b.keys(key)
 	keys := []string{k.lock, k.fence, k.marker, k.queue, k.waiters}
-	timing := fmt.Sprintf("%d %d %d", millis(ttl), millis(b.cfg.fenceLinger), millis(patience))
+	timing := fmt.Sprintf("%d %d %d %d", millis(ttl), millis(b.cfg.fenceLinger), millis(patience), floor)
 	args := []any{owner, timing, b.publish}
 	if b.cfg.replicas > 0 {
 		return b.tryLockAcked(ctx, op, key, owner, k, keys, args)

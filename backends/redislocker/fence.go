@@ -11,7 +11,10 @@ import (
 // The Fence operation, for combinators (packages multilock and redlock):
 // kept in a file of its own.
 
-var _ locker.Fencer = (*Backend)(nil)
+var (
+	_ locker.Fencer      = (*Backend)(nil)
+	_ locker.FloorLocker = (*Backend)(nil)
+)
 
 // fenceSrc: KEYS lock, fence; ARGV owner, token (decimal string), counter
 // linger ms. Raises the fencing counter, which is also the token of the

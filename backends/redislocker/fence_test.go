@@ -43,3 +43,30 @@ func TestFence(t *testing.T) {
 	require.NoError(t, err)
 	assert.Greater(t, next.Token, raised, "the next holder's token exceeds the raised one")
 }
+
+// TestTryLockAbove: a new token is at least the floor; a counter already
+// above the floor goes on from itself; re-entry keeps the token.
+func TestTryLockAbove(t *testing.T) {
+	srv := redistest.Start(t)
+	b := newBackend(t, srv.Addr())
+	ctx := context.Background()
+
+	floor := uint64(time.Now().Add(time.Hour).UnixMicro())
+	g, err := b.TryLockAbove(ctx, "k", "o", time.Minute, floor)
+	require.NoError(t, err)
+	require.True(t, g.Acquired)
+	assert.Equal(t, floor, g.Token, "a counter below the floor gives the floor")
+	again, err := b.TryLockAbove(ctx, "k", "o", time.Minute, floor+1000)
+	require.NoError(t, err)
+	assert.Equal(t, floor, again.Token, "re-entry keeps the token")
+	require.NoError(t, b.Unlock(ctx, "k", "o"))
+	require.NoError(t, b.Unlock(ctx, "k", "o"))
+
+	next, err := b.TryLockAbove(ctx, "k", "n", time.Minute, floor-1000)
+	require.NoError(t, err)
+	assert.Equal(t, floor+1, next.Token, "a counter above the floor goes on from itself")
+	require.NoError(t, b.Unlock(ctx, "k", "n"))
+
+	_, err = b.TryLockAbove(ctx, "k", "n", time.Minute, 1<<53+1)
+	assert.ErrorIs(t, err, locker.ErrInvalid, "a floor the scripts cannot count exactly")
+}

@@ -23,7 +23,7 @@ func (b *Backend) TryLockQueued(ctx context.Context, key, owner string, ttl, pat
 	if patience <= 0 {
 		return locker.Grant{}, fmt.Errorf("redislocker: trylock queued %q: %w: non-positive patience %v", key, locker.ErrInvalid, patience)
 	}
-	return b.tryLock(ctx, "trylock queued", key, owner, ttl, patience)
+	return b.tryLock(ctx, "trylock queued", key, owner, ttl, patience, 0)
 }
 
 // Dequeue implements locker.Queuer.

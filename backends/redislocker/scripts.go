@@ -15,7 +15,7 @@ import (
 // can: an uncontended acquisition and release cost eleven.
 //
 // Fencing tokens: a free-to-held transition sets the counter to
-// max(counter+1, server time in microseconds). When the counter is missing
+// max(counter+1, server time in microseconds, the caller's floor). When the counter is missing
 // (a restart without persistence, a failover to a replica that missed it,
 // or a lock unused for longer than the counter lingers), the token still
 // exceeds every token handed out before, as long as the server's clock does
@@ -94,8 +94,9 @@ end
 `
 
 // tryLockSrc: KEYS lock, fence, marker (the uptime marker), queue, waiters;
-// ARGV owner, "lease-ms linger-ms patience-ms" (the counter's linger; a
-// patience of 0 does not join the queue), publish command. Returns
+// ARGV owner, "lease-ms linger-ms patience-ms floor" (the counter's
+// linger; a patience of 0 does not join the queue; a new token is at least
+// the floor), publish command. Returns
 // {acquired 0|1, holds, token (string), holder's PTTL, uptime ms or -1}.
 // The uptime is reported on free-to-held transitions only.
 //
@@ -108,8 +109,8 @@ end
 const tryLockSrc = `
 local lock, fence, marker, queue, waiters = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local owner, publish = ARGV[1], ARGV[3]
-local ttl, linger, patience = string.match(ARGV[2], '^(%d+) (%d+) (%d+)$')
-ttl, linger, patience = tonumber(ttl), tonumber(linger), tonumber(patience)
+local ttl, linger, patience, floor = string.match(ARGV[2], '^(%d+) (%d+) (%d+) (%d+)$')
+ttl, linger, patience, floor = tonumber(ttl), tonumber(linger), tonumber(patience), tonumber(floor)
 ` + queueLua + `
 local function uptime(t, booted)
 	booted = tonumber(booted)
@@ -142,7 +143,7 @@ if held[1] == owner and #held == 2 then
 	if token then
 		redis.call('PEXPIRE', fence, ttl + linger)
 	else
-		token = mint(now(), nil, ttl + linger)
+		token = mint(math.max(now(), floor), nil, ttl + linger)
 	end
 	return {1, holds, token, 0, -1}
 end
@@ -158,7 +159,7 @@ if w then
 	redis.call('LPOP', queue)
 	redis.call('ZREM', waiters, w)
 end
-local token = mint(t, read[1], ttl + linger)
+local token = mint(math.max(t, floor), read[1], ttl + linger)
 redis.call('HSET', lock, owner, 1)
 redis.call('PEXPIRE', lock, ttl)
 return {1, 1, token, 0, uptime(t, read[2])}

@@ -45,6 +45,7 @@ type attempt struct {
 	asked time.Duration // the lease the caller asked for
 	ttl   time.Duration // asked, rounded up to the granularity: what members get
 	start time.Time
+	floor uint64 // the token floor of the fencing members (tokenFloor)
 	rs    []memberResult
 }
 
@@ -54,7 +55,7 @@ func (e *engine) tryLock(ctx context.Context, name string, ts []target, owner st
 	if err := validLease(owner, ttl); err != nil {
 		return locker.Grant{}, fmt.Errorf("%s trylock %q: %w", e.kind.name, name, err)
 	}
-	a := &attempt{e: e, name: name, ts: ts, owner: owner, asked: ttl, ttl: e.roundUp(ttl), rs: make([]memberResult, len(ts))}
+	a := &attempt{e: e, name: name, ts: ts, owner: owner, asked: ttl, ttl: e.roundUp(ttl), floor: tokenFloor(), rs: make([]memberResult, len(ts))}
 	a.start = e.s.clock.Now()
 	first, twoPhase := a.firstLease(ctx)
 	a.lockRound(ctx, first)
@@ -92,7 +93,7 @@ func (a *attempt) lockRound(ctx context.Context, lease time.Duration) {
 	window := a.e.s.guardWindow(a.ttl)
 	fanout(ctx, a.e.s.leaseTimeout(a.ttl), len(a.ts), func(ctx context.Context, i int) {
 		t, r := a.ts[i], &a.rs[i]
-		r.g, r.err = t.b.TryLock(ctx, t.key, a.owner, lease)
+		r.g, r.err = a.tryMember(ctx, t, lease)
 		switch {
 		case r.err == nil && r.g.Acquired:
 			r.state = acquired
@@ -107,6 +108,26 @@ func (a *attempt) lockRound(ctx context.Context, lease time.Duration) {
 			r.state = unknown
 		}
 	})
+}
+
+// floorLead puts an attempt's token floor ahead of the time: a member that
+// mints tokens from its own clock then stays below the floor as long as
+// its clock is less than floorLead ahead of this process's.
+const floorLead = time.Second
+
+// tokenFloor is the floor an attempt gives its fencing members: the time
+// in microseconds, plus floorLead. Successive attempts' floors rise with
+// the time, so members whose counters agree keep agreeing.
+func tokenFloor() uint64 { return uint64(time.Now().Add(floorLead).UnixMicro()) }
+
+// tryMember asks one member for the lock. A fencing member that takes a
+// floor gets the attempt's, so that the members' tokens agree and the
+// second round has nothing to raise (see locker.FloorLocker).
+func (a *attempt) tryMember(ctx context.Context, t target, lease time.Duration) (locker.Grant, error) {
+	if f, ok := t.b.(locker.FloorLocker); ok && t.fencer {
+		return f.TryLockAbove(ctx, t.key, a.owner, lease, a.floor)
+	}
+	return t.b.TryLock(ctx, t.key, a.owner, lease)
 }
 
 // conclude checks the quorum and the validity after the second round, and
