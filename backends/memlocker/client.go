@@ -14,12 +14,11 @@ import (
 type Client struct {
 	store *Store
 
-	mu           sync.Mutex
-	faults       faults
-	closed       bool
-	calls        map[string]int
-	watchers     map[*locker.Callback]string // → key
-	turnWatchers map[*locker.Callback]turn
+	mu       sync.Mutex
+	faults   faults
+	closed   bool
+	calls    map[string]int
+	watchers map[*locker.Callback]watched
 }
 
 var (
@@ -35,10 +34,9 @@ var (
 // Client returns a new client of the store.
 func (s *Store) Client() *Client {
 	return &Client{
-		store:        s,
-		calls:        make(map[string]int),
-		watchers:     make(map[*locker.Callback]string),
-		turnWatchers: make(map[*locker.Callback]turn),
+		store:    s,
+		calls:    make(map[string]int),
+		watchers: make(map[*locker.Callback]watched),
 	}
 }
 
@@ -137,6 +135,11 @@ func (c *Client) Watch(ctx context.Context, key string, fn func()) (func(), erro
 	if key == "" {
 		return nil, fmt.Errorf("%w: empty key", locker.ErrInvalid)
 	}
+	return c.watch(ctx, "watch", watched{key: key}, fn)
+}
+
+// watch registers fn as a watcher of what with the store.
+func (c *Client) watch(ctx context.Context, op string, what watched, fn func()) (func(), error) {
 	if fn == nil {
 		return nil, fmt.Errorf("%w: nil callback", locker.ErrInvalid)
 	}
@@ -146,13 +149,13 @@ func (c *Client) Watch(ctx context.Context, key string, fn func()) (func(), erro
 		}
 	})
 	var closed bool
-	err := c.call(ctx, "watch", func() {
+	err := c.call(ctx, op, func() {
 		c.mu.Lock()
 		// Close may have run since call checked: a closed client keeps no
 		// watchers. Registering under c.mu lets Close find the watcher.
 		if closed = c.closed; !closed {
-			c.watchers[w] = key
-			c.store.addWatcher(key, w)
+			c.watchers[w] = what
+			c.store.addWatcher(what, w)
 		}
 		c.mu.Unlock()
 	})
@@ -168,7 +171,7 @@ func (c *Client) Watch(ctx context.Context, key string, fn func()) (func(), erro
 			c.mu.Lock()
 			delete(c.watchers, w)
 			c.mu.Unlock()
-			c.store.removeWatcher(key, w)
+			c.store.removeWatcher(what, w)
 		})
 	}, nil
 }
@@ -190,14 +193,11 @@ func (c *Client) Close() error {
 		return nil
 	}
 	c.closed = true
-	ws, tws := c.watchers, c.turnWatchers
-	c.watchers, c.turnWatchers = nil, nil
+	ws := c.watchers
+	c.watchers = nil
 	c.mu.Unlock()
-	for w, key := range ws {
-		c.store.removeWatcher(key, w)
-	}
-	for w, t := range tws {
-		c.store.removeTurnWatcher(t, w)
+	for w, what := range ws {
+		c.store.removeWatcher(what, w)
 	}
 	return nil
 }

@@ -72,11 +72,8 @@ func (c *Client) Partition() {
 func (c *Client) Heal() {
 	c.mu.Lock()
 	c.faults.partitioned = false
-	ws := make([]*locker.Callback, 0, len(c.watchers)+len(c.turnWatchers))
+	ws := make([]*locker.Callback, 0, len(c.watchers))
 	for w := range c.watchers {
-		ws = append(ws, w)
-	}
-	for w := range c.turnWatchers {
 		ws = append(ws, w)
 	}
 	c.mu.Unlock()

@@ -64,13 +64,13 @@ func (s *Store) leaveQueue(key, owner string) {
 func (s *Store) handOff(key string, now time.Time) []*locker.Callback {
 	q := s.lapsedHead(key, now)
 	if len(q) == 0 {
-		return s.watchersOf(key)
+		return s.watchersOf(watched{key: key})
 	}
 	next := q[0]
 	s.setQueue(key, q[1:])
 	s.tokens[key]++
 	s.locks[key] = &hold{owner: next.owner, token: s.tokens[key], expires: next.deadline}
-	return s.turnWatchersOf(turn{key, next.owner})
+	return s.watchersOf(watched{key, next.owner})
 }
 
 // dequeue takes owner out of key's queue and gives back a reservation of

@@ -3,7 +3,6 @@ package memlocker
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/distlock/distlock/locker"
@@ -50,38 +49,5 @@ func (c *Client) WatchTurn(ctx context.Context, key, owner string, fn func()) (f
 	if err := validate(key, owner, time.Second); err != nil {
 		return nil, err
 	}
-	if fn == nil {
-		return nil, fmt.Errorf("%w: nil callback", locker.ErrInvalid)
-	}
-	t := turn{key, owner}
-	w := locker.NewCallback(func() {
-		if !c.isPartitioned() {
-			fn()
-		}
-	})
-	var closed bool
-	err := c.call(ctx, "watchturn", func() {
-		c.mu.Lock()
-		// As in Watch: a closed client keeps no watchers.
-		if closed = c.closed; !closed {
-			c.turnWatchers[w] = t
-			c.store.addTurnWatcher(t, w)
-		}
-		c.mu.Unlock()
-	})
-	if err == nil && closed {
-		err = locker.ErrClosed
-	}
-	if err != nil {
-		return nil, err
-	}
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			c.mu.Lock()
-			delete(c.turnWatchers, w)
-			c.mu.Unlock()
-			c.store.removeTurnWatcher(t, w)
-		})
-	}, nil
+	return c.watch(ctx, "watchturn", watched{key, owner}, fn)
 }

@@ -19,11 +19,8 @@ func (s *Store) Restart() {
 	s.queues = make(map[string][]waiter)
 	s.restarted = s.clock.Now()
 	var ws []*locker.Callback
-	for key := range s.watchers {
-		ws = append(ws, s.watchersOf(key)...)
-	}
-	for t := range s.turnWatchers {
-		ws = append(ws, s.turnWatchersOf(t)...)
+	for what := range s.watchers {
+		ws = append(ws, s.watchersOf(what)...)
 	}
 	s.mu.Unlock()
 	notify(ws)

@@ -15,11 +15,9 @@ type Store struct {
 	mu       sync.Mutex
 	locks    map[string]*hold
 	tokens   map[string]uint64 // last token issued per key; kept after release
-	watchers map[string]map[*locker.Callback]struct{}
+	watchers map[watched]map[*locker.Callback]struct{}
 	// queues are the keys' wait queues, first in line first.
 	queues map[string][]waiter
-	// turnWatchers hear of reservations for one owner (WatchTurn).
-	turnWatchers map[turn]map[*locker.Callback]struct{}
 	// restarted is when Restart last ran; zero if it never did.
 	restarted time.Time
 }
@@ -51,12 +49,11 @@ func WithGranularity(d time.Duration) StoreOption {
 // NewStore returns an empty store.
 func NewStore(opts ...StoreOption) *Store {
 	s := &Store{
-		clock:        systemClock{},
-		locks:        make(map[string]*hold),
-		tokens:       make(map[string]uint64),
-		watchers:     make(map[string]map[*locker.Callback]struct{}),
-		queues:       make(map[string][]waiter),
-		turnWatchers: make(map[turn]map[*locker.Callback]struct{}),
+		clock:    systemClock{},
+		locks:    make(map[string]*hold),
+		tokens:   make(map[string]uint64),
+		watchers: make(map[watched]map[*locker.Callback]struct{}),
+		queues:   make(map[string][]waiter),
 	}
 	for _, opt := range opts {
 		opt(s)

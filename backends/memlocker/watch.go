@@ -2,10 +2,16 @@ package memlocker
 
 import "github.com/distlock/distlock/locker"
 
-// watchersOf returns a snapshot of key's watchers. s.mu must be held.
-func (s *Store) watchersOf(key string) []*locker.Callback {
-	ws := make([]*locker.Callback, 0, len(s.watchers[key]))
-	for w := range s.watchers[key] {
+// watched is what a watcher hears of: the releases of key (owner "",
+// Watch) or its reservations for owner (WatchTurn).
+type watched struct {
+	key, owner string
+}
+
+// watchersOf returns a snapshot of the watchers of what. s.mu must be held.
+func (s *Store) watchersOf(what watched) []*locker.Callback {
+	ws := make([]*locker.Callback, 0, len(s.watchers[what]))
+	for w := range s.watchers[what] {
 		ws = append(ws, w)
 	}
 	return ws
@@ -18,20 +24,20 @@ func notify(ws []*locker.Callback) {
 	}
 }
 
-func (s *Store) addWatcher(key string, w *locker.Callback) {
+func (s *Store) addWatcher(what watched, w *locker.Callback) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.watchers[key] == nil {
-		s.watchers[key] = make(map[*locker.Callback]struct{})
+	if s.watchers[what] == nil {
+		s.watchers[what] = make(map[*locker.Callback]struct{})
 	}
-	s.watchers[key][w] = struct{}{}
+	s.watchers[what][w] = struct{}{}
 }
 
-func (s *Store) removeWatcher(key string, w *locker.Callback) {
+func (s *Store) removeWatcher(what watched, w *locker.Callback) {
 	s.mu.Lock()
-	delete(s.watchers[key], w)
-	if len(s.watchers[key]) == 0 {
-		delete(s.watchers, key)
+	delete(s.watchers[what], w)
+	if len(s.watchers[what]) == 0 {
+		delete(s.watchers, what)
 	}
 	s.mu.Unlock()
 	w.Stop()
