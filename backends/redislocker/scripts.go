@@ -96,9 +96,9 @@ end
 // tryLockSrc: KEYS lock, fence, marker (the uptime marker), queue, waiters;
 // ARGV owner, "lease-ms linger-ms patience-ms floor" (the counter's
 // linger; a patience of 0 does not join the queue; a new token is at least
-// the floor), publish command. Returns
-// {acquired 0|1, holds, token (string), holder's PTTL, uptime ms or -1}.
-// The uptime is reported on free-to-held transitions only.
+// the floor), publish command. Returns {acquired 0|1, holds, token
+// (string), holder's PTTL, uptime ms or -1}. The uptime is reported on
+// free-to-held transitions only.
 //
 // The marker holds the server's boot time in microseconds. It is written
 // from INFO's uptime_in_seconds when missing (after a restart without
@@ -183,10 +183,10 @@ return 0
 `
 
 // dequeueSrc: KEYS lock, fence, queue, waiters; ARGV owner, publish
-// command, counter linger ms. Takes owner out of
-// the queue (shortening the queue's expiry to the longest patience left)
-// and gives back a reservation of the lock for owner. Returns 1 when it
-// gave one back, else 0.
+// command, counter linger ms. Takes owner out of the queue (shortening the
+// queue's expiry to the longest patience left) and gives back a
+// reservation of the lock for owner. Returns 1 when it gave one back, else
+// 0.
 const dequeueSrc = `
 local lock, fence, queue, waiters = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local owner, publish, linger = ARGV[1], ARGV[2], tonumber(ARGV[3])
