@@ -20,7 +20,7 @@ var hub = struct {
 
 // subscriptionLinger is how long a subscription stays after its last
 // waiter left.
-const subscriptionLinger = 50 * time.Millisecond
+const subscriptionLinger = 250 * time.Millisecond
 
 // topic is one shared subscription. Each event closes gen and replaces it,
 // so a waiter that took gen before its attempt cannot miss an event that

@@ -161,3 +161,28 @@ func TestCapabilityReporterHasTheLastWord(t *testing.T) {
 	require.NoError(t, <-got)
 	assert.Zero(t, c.Calls("watch"), "the waiter must poll rather than call a Watch reported unavailable")
 }
+
+func TestSubscriptionOutlivesItsLastWaiterBriefly(t *testing.T) {
+	ctx := context.Background()
+	c := memlocker.New()
+	held, err := newMutex(t, c, "k").Lock(ctx, locker.WithLease(time.Minute))
+	require.NoError(t, err)
+	defer func() { require.NoError(t, held.Unlock(ctx)) }()
+
+	m := newMutex(t, c, "k")
+	waitBriefly := func() {
+		t.Helper()
+		_, err := m.Lock(ctx, locker.WithWait(20*time.Millisecond))
+		require.ErrorIs(t, err, locker.ErrNotAcquired)
+	}
+	waitBriefly()
+	waitBriefly() // at once: the turn's watch is still there
+	assert.Equal(t, 1, c.Calls("watchturn"), "a wait right after another must reuse its subscription")
+	// The holder's attempt, the first wait's two (before and after it
+	// subscribed), and one for the second wait.
+	assert.Equal(t, 4, c.Calls("trylockqueued"),
+		"a waiter that finds its subscription still active needs no second attempt")
+	time.Sleep(time.Second) // well past the linger
+	waitBriefly()
+	assert.Equal(t, 2, c.Calls("watchturn"), "a subscription nobody used for a while must have stopped")
+}
