@@ -114,6 +114,11 @@ type Notifier interface {
 // reservation never taken lapses with its lease. To everyone else a
 // reserved lock is a held one, and a plain TryLock on a free lock also
 // leaves it to the first waiter in line: nobody overtakes the queue.
+//
+// A waiting Mutex calls TryLockQueued instead of TryLock. A type that wraps
+// a Queuer by embedding it and overrides TryLock must therefore override
+// TryLockQueued too, or hide the queue with a CapabilityReporter that
+// reports CapQueue unsupported.
 type Queuer interface {
 	// TryLockQueued is TryLock for an owner that will wait. When key is held
 	// or reserved by another owner, owner joins the tail of key's queue, or
