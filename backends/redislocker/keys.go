@@ -28,48 +28,30 @@ type keys struct {
 func keysFor(prefix, name string, cluster bool) keys {
 	tag := escapeName(name)
 	slot := int(crc16(tag) % clusterSlots)
-	// The lock's own names: its hash key "prefix:{tag}", then the same
-	// with each suffix.
-	suffixes := [...]string{"", ":fence", ":released", ":turn:", ":queue", ":waiters"}
-	lockKey := []string{prefix, ":{", tag, "}"}
+	sep := ":"
 	if prefix == "" {
-		lockKey = []string{"{", tag, "}"}
+		sep = ""
+	}
+	var b strings.Builder
+	b.Grow(7 * (len(prefix) + len(tag) + 16))
+	var ends [7]int
+	// The lock's own names: "prefix:{tag}", then the same with a suffix.
+	for i, suffix := range [...]string{"", ":fence", ":released", ":turn:", ":queue", ":waiters"} {
+		for _, part := range [...]string{prefix, sep, "{", tag, "}", suffix} {
+			b.WriteString(part)
+		}
+		ends[i] = b.Len()
 	}
 	// The marker: "prefix:{slot tag}:booted" on a Cluster, else
 	// "prefix:booted".
-	marker := []string{prefix, ":booted"}
+	b.WriteString(prefix)
 	if cluster {
-		marker = []string{prefix, ":{", slotTag(slot), "}:booted"}
-		if prefix == "" {
-			marker = marker[1:]
-			marker[0] = "{"
+		for _, part := range [...]string{sep, "{", slotTag(slot), "}"} {
+			b.WriteString(part)
 		}
 	}
-	size := 0
-	for _, p := range lockKey {
-		size += len(p)
-	}
-	size *= len(suffixes)
-	for _, p := range suffixes {
-		size += len(p)
-	}
-	for _, p := range marker {
-		size += len(p)
-	}
-	var b strings.Builder
-	b.Grow(size)
-	var ends [len(suffixes) + 1]int
-	for i, suffix := range suffixes {
-		for _, p := range lockKey {
-			b.WriteString(p)
-		}
-		b.WriteString(suffix)
-		ends[i] = b.Len()
-	}
-	for _, p := range marker {
-		b.WriteString(p)
-	}
-	ends[len(suffixes)] = b.Len()
+	b.WriteString(":booted")
+	ends[6] = b.Len()
 	all := b.String()
 	var names [len(ends)]string
 	from := 0
