@@ -9,8 +9,19 @@ import (
 // callers test for them with errors.Is.
 var (
 	// ErrNotAcquired reports that a lock attempt, or a wait for one, ended
-	// without the lock: another owner holds it.
+	// without the lock because another owner holds it: the store answered,
+	// and its answer was no. It never means that the store was slow or
+	// down; that is ErrUnavailable or an unknown outcome.
 	ErrNotAcquired = errors.New("lock not acquired")
+
+	// ErrUnavailable reports that the stores could not decide: a combinator
+	// reached no quorum because members failed or timed out, or left
+	// members out under its restart guard, or a store could not be reached
+	// before anything was sent. The message names the reason and the
+	// members. Nothing is held afterwards (a combinator releases what its
+	// members may have taken, in the background if need be), so a retry is
+	// safe; it may succeed once the stores recover.
+	ErrUnavailable = errors.New("stores unavailable")
 
 	// ErrNotHeld reports an Unlock or Expire by an owner that does not hold
 	// the lock. Nothing was changed.
@@ -75,14 +86,14 @@ func unsupported(capability string) error {
 }
 
 // IsUnknown reports whether err leaves a lock's state unknown: err is not
-// nil and wraps none of the sentinels (ErrNotAcquired, ErrNotHeld, ErrLost,
-// ErrReleased, ErrClosed, ErrInvalid). Such a call may or may not have run on
+// nil and wraps none of the sentinels (ErrNotAcquired, ErrUnavailable,
+// ErrNotHeld, ErrLost, ErrReleased, ErrClosed, ErrInvalid). Such a call may or may not have run on
 // the store, as when a reply is lost.
 func IsUnknown(err error) bool {
 	if err == nil {
 		return false
 	}
-	for _, s := range []error{ErrNotAcquired, ErrNotHeld, ErrLost, ErrReleased, ErrClosed, ErrInvalid} {
+	for _, s := range []error{ErrNotAcquired, ErrUnavailable, ErrNotHeld, ErrLost, ErrReleased, ErrClosed, ErrInvalid} {
 		if errors.Is(err, s) {
 			return false
 		}
