@@ -85,9 +85,11 @@ func (l *Lease) Deadline() time.Time {
 
 // Unlock releases this hold and stops its renewal before it returns. On
 // re-entered locks it drops one hold. It returns an error wrapping
-// ErrNotHeld when called twice, and wrapping ErrLost when the lock had been
-// lost. Any other error means the store's state is unknown: the lock then
-// ends at the latest with its lease, as nothing renews it any more.
+// ErrNotHeld when called twice, and wrapping ErrLost when the lease had
+// ended before Unlock (Done closed, or Deadline passed), whatever the
+// store still held: what is left there is deleted all the same. Any other
+// error means the store's state is unknown: the release is then retried in
+// the background until it succeeds or the lease would have run out.
 func (l *Lease) Unlock(ctx context.Context) error {
 	l.mu.Lock()
 	if l.unlocked {
@@ -95,15 +97,28 @@ func (l *Lease) Unlock(ctx context.Context) error {
 		return opError("unlock", l.m.Name(), ErrNotHeld)
 	}
 	l.unlocked = true
-	lost := l.err
+	lost, deadline := l.err, l.deadline
 	l.mu.Unlock()
 
 	l.stopRenewal()
 	err := l.m.lock.Unlock(ctx, l.m.owner)
+	if lost == nil && !time.Now().Before(deadline) {
+		lost = fmt.Errorf("%w: the lease ran out", ErrLost)
+	}
 	l.end(ErrReleased)
-	<-l.m.sem
-	if errors.Is(err, ErrNotHeld) && lost != nil {
-		err = fmt.Errorf("%w: %w", lost, ErrNotHeld)
+	l.m.account(-1)
+	undo := cleanup{}
+	if IsUnknown(err) {
+		undo.holds = 1
+	}
+	l.m.finish(ctx, undo, deadline)
+	switch {
+	case lost != nil && errors.Is(err, ErrNotHeld):
+		err = fmt.Errorf("%w: %w", lost, err)
+	case lost != nil && err != nil:
+		err = fmt.Errorf("%w; deleting what is left: %w", lost, err)
+	case lost != nil:
+		err = lost
 	}
 	return opError("unlock", l.m.Name(), err)
 }
@@ -113,8 +128,8 @@ func (l *Lease) Unlock(ctx context.Context) error {
 // wrapping ErrLost, and closes Done, when the store no longer holds the lock
 // for this owner.
 func (l *Lease) Extend(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return opError("extend", l.m.Name(), invalid(fmt.Sprintf("non-positive lease %v", d)))
+	if err := checkLease(l.m.lock, d, "lease"); err != nil {
+		return opError("extend", l.m.Name(), err)
 	}
 	l.mu.Lock()
 	unlocked, lost := l.unlocked, l.err

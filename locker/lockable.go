@@ -57,14 +57,17 @@ type KeyLock struct {
 	key     string
 }
 
-// Key returns the lock named key on b. It fails with ErrInvalid when b is nil
-// or key is empty.
+// Key returns the lock named key on b. It fails with ErrInvalid when b is nil,
+// or key is empty or longer than MaxNameLen.
 func Key(b Backend, key string) (*KeyLock, error) {
 	if b == nil {
 		return nil, invalid("nil backend")
 	}
 	if key == "" {
 		return nil, invalid("empty lock name")
+	}
+	if err := checkName(key); err != nil {
+		return nil, err
 	}
 	return &KeyLock{backend: b, key: key}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -20,8 +21,12 @@ type Mutex struct {
 	owner         string
 	sharedOwner   bool
 	watchdogLease time.Duration
-	// sem holds one token while a Lease of this Mutex is live.
+	// sem holds one token while a Lease of this Mutex is live, or while a
+	// background cleanup of its last call runs.
 	sem chan struct{}
+
+	mu       sync.Mutex
+	cleaning chan struct{} // closed when the running cleanup ends; nil if none
 }
 
 // New returns a Mutex for the lock named name on backend b. See NewMutex.
@@ -49,6 +54,9 @@ func NewMutex(l Lockable, opts ...MutexOption) (*Mutex, error) {
 		if err := opt(m); err != nil {
 			return nil, opError("new", l.Name(), err)
 		}
+	}
+	if err := checkLease(l, m.watchdogLease, "watchdog lease"); err != nil {
+		return nil, opError("new", l.Name(), err)
 	}
 	return m, nil
 }
@@ -83,12 +91,22 @@ func (m *Mutex) acquire(ctx context.Context, op string, wait bool, opts []LockOp
 			return nil, opError(op, m.Name(), err)
 		}
 	}
+	ttl, renew := s.lease, false
+	if ttl == 0 {
+		ttl, renew = m.watchdogLease, true
+	}
+	if err := checkLease(m.lock, ttl, "lease"); err != nil {
+		return nil, opError(op, m.Name(), err)
+	}
 	if err := ctx.Err(); err != nil {
-		return nil, opError(op, m.Name(), fmt.Errorf("%w: %w", ErrNotAcquired, err))
+		return nil, opError(op, m.Name(), err)
 	}
 	if s.waitSet {
 		wait = s.wait > 0
 	}
+	// The wait budget bounds the wait; the caller's context also bounds the
+	// cleanup after a failed one.
+	parent := ctx
 	if wait && s.waitSet {
 		// A zero wait is one attempt, which needs a live context.
 		var cancel context.CancelFunc
@@ -98,13 +116,11 @@ func (m *Mutex) acquire(ctx context.Context, op string, wait bool, opts []LockOp
 	if err := m.enter(ctx, wait); err != nil {
 		return nil, opError(op, m.Name(), err)
 	}
-	ttl, renew := s.lease, false
-	if ttl == 0 {
-		ttl, renew = m.watchdogLease, true
-	}
-	g, start, err := m.attemptUntil(ctx, ttl, wait)
+	m.account(+1)
+	g, start, undo, err := m.attemptUntil(ctx, ttl, wait)
 	if err != nil {
-		<-m.sem
+		m.account(-1)
+		m.finish(parent, undo, start.Add(ttl))
 		return nil, opError(op, m.Name(), err)
 	}
 	return newLease(m, g, start, ttl, renew), nil
@@ -113,21 +129,34 @@ func (m *Mutex) acquire(ctx context.Context, op string, wait bool, opts []LockOp
 // errWaitOver is the cause of a context ended by WithWait.
 var errWaitOver = errors.New("wait ran out")
 
-// enter takes the Mutex's local token, waiting if wait is set.
+// enter takes the Mutex's local token, waiting if wait is set. A call
+// that does not wait still waits, within ctx, for the background cleanup
+// of the Mutex's previous call (see finish): the token is not another
+// goroutine's then, only the store's answer is late.
 func (m *Mutex) enter(ctx context.Context, wait bool) error {
-	select {
-	case m.sem <- struct{}{}:
-		return nil
-	default:
-	}
-	if !wait {
-		return fmt.Errorf("%w: held by another goroutine of this Mutex", ErrNotAcquired)
-	}
-	select {
-	case m.sem <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return waitEnded(ctx)
+	for {
+		select {
+		case m.sem <- struct{}{}:
+			return nil
+		default:
+		}
+		done := m.cleaningDone()
+		if done == nil && !wait {
+			return fmt.Errorf("%w: held by another goroutine of this Mutex", ErrNotAcquired)
+		}
+		if done == nil {
+			select {
+			case m.sem <- struct{}{}:
+				return nil
+			case <-ctx.Done():
+				return waitEnded(ctx)
+			}
+		}
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return fmt.Errorf("%w: the release after this Mutex's previous call is still in progress (%w)", ErrUnavailable, context.Cause(ctx))
+		}
 	}
 }
 

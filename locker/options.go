@@ -15,12 +15,15 @@ type MutexOption func(*Mutex) error
 // WithOwner sets the Mutex's owner identity. Mutexes on the same lock with
 // the same owner nest: while one holds the lock, another's Lock re-enters it
 // and the hold count rises. The identity must be unguessable by other
-// processes (see NewOwner). Without this option every Mutex has an owner of
-// its own.
+// processes (see NewOwner), and at most 256 bytes long. Without this option
+// every Mutex has an owner of its own.
 func WithOwner(owner string) MutexOption {
 	return func(m *Mutex) error {
 		if owner == "" {
 			return invalid("empty owner")
+		}
+		if len(owner) > maxOwnerLen {
+			return invalid(fmt.Sprintf("owner of %d bytes, longer than %d", len(owner), maxOwnerLen))
 		}
 		m.owner = owner
 		m.sharedOwner = true
@@ -52,7 +55,8 @@ type lockSettings struct {
 }
 
 // WithLease gives the lock a fixed lease: it is not renewed, and the lease's
-// Done channel closes when it runs out. Without it the Mutex's watchdog
+// Done channel closes when it runs out. A lease shorter than MinLease, or
+// than the store's lease granularity, fails the call with ErrInvalid. Without it the Mutex's watchdog
 // renews the lease until Unlock.
 func WithLease(d time.Duration) LockOption {
 	return func(s *lockSettings) error {

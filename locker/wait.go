@@ -29,13 +29,9 @@ const (
 	rideOut = 3 * time.Second
 )
 
-// releaseTimeout bounds the release of a lock whose attempt ended in an
-// unknown state.
-const releaseTimeout = 5 * time.Second
-
 // attemptUntil tries to take the lock until it does, or, if wait is set,
 // until ctx ends. It returns the grant and when the successful attempt
-// started.
+// started; on failure, what is left to undo on the store.
 //
 // Where the lock has a wait queue, a waiting Mutex joins it: a release then
 // reserves the lock for the first waiter in line and wakes only that one,
@@ -45,9 +41,10 @@ const releaseTimeout = 5 * time.Second
 // A waiting Mutex whose attempt fails with an unknown outcome tries again
 // (polling) for up to rideOut after the store last answered it, if its
 // owner is its own: an attempt that then succeeds shows in its hold count
-// whether the failed ones took the lock, and trim gives those holds back.
-// The first attempt's failure, or a shared owner's, ends the call at once.
-func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) (g Grant, start time.Time, err error) {
+// whether the failed ones took the lock, and the holds no live Lease
+// accounts for are given back (see holds.go). The first attempt's failure,
+// or a shared owner's, ends the call at once.
+func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) (g Grant, start time.Time, undo cleanup, err error) {
 	var sub *subscription
 	defer func() { sub.close() }()
 	queue, queued := m.lock.(Queueable)
@@ -58,13 +55,14 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 	if queued {
 		defer func() {
 			if err != nil {
-				m.dequeue(ctx, queue)
+				undo.queue = queue
 			}
 		}()
 	}
 	poll := minPoll
 	var answered time.Time // when the store last answered an attempt
 	var failed error       // the last failed attempt since then
+	stale := 0             // rounds of stale holds given back
 	for {
 		var woken <-chan struct{}
 		if sub != nil {
@@ -78,38 +76,63 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 		}
 		if err != nil {
 			if !m.canRideOut(ctx, wait, answered, err) {
-				return Grant{}, start, m.abandon(ctx, err)
+				return Grant{}, start, m.abandon(err), m.failure(ctx, err)
 			}
 			failed = err
 			if err := sleep(ctx, jitter(poll), woken); err != nil {
-				return Grant{}, start, m.abandon(ctx, failed)
+				return Grant{}, start, m.abandon(failed), m.failure(ctx, failed)
 			}
 			poll = min(poll*2, maxPoll)
 			continue
 		}
 		answered = start
-		if g.Acquired && failed != nil {
-			if g, err = m.trim(ctx, g); err != nil {
-				return Grant{}, start, m.abandon(ctx, err)
-			}
-		}
-		failed = nil // a refusal shows that no failed attempt took the lock
-		if g.Acquired && !late(g, start, ttl) {
-			return g, start, nil
-		}
-		if g.Acquired {
+		failed = nil // an answer shows what the failed attempts left
+		if g.Acquired && late(g, start, ttl) {
 			// The lease ran out before the reply came: another owner may
-			// hold the lock already. Give the stale hold back.
-			if err := m.release(ctx); err != nil {
-				return Grant{}, start, fmt.Errorf("%w: the lease ran out before the store answered; releasing: %w", ErrNotAcquired, err)
+			// hold the lock already. Give the stale hold back, and wait
+			// before trying again: a lease this short for this store
+			// would otherwise make the loop spin.
+			if err := m.giveBack(ctx, 1); err != nil {
+				return Grant{}, start, cleanup{holds: 1}, fmt.Errorf("%w: the lease ran out before the store answered; releasing: %w", ErrUnavailable, err)
 			}
 			if !wait {
-				return Grant{}, start, fmt.Errorf("%w: the lease ran out before the store answered", ErrNotAcquired)
+				return Grant{}, start, cleanup{}, fmt.Errorf("%w: the lease ran out before the store answered", ErrUnavailable)
+			}
+			if err := sleep(ctx, jitter(poll), nil); err != nil {
+				return Grant{}, start, cleanup{}, fmt.Errorf("%w: the lease ran out before the store answered (%w)", ErrUnavailable, context.Cause(ctx))
+			}
+			poll = min(poll*2, maxPoll)
+			continue
+		}
+		if g.Acquired {
+			accounted := m.account(0) // this attempt's hold and the live ones
+			extra := g.Holds - accounted
+			if extra <= 0 {
+				return g, start, cleanup{}, nil
+			}
+			if accounted > 1 {
+				// Other live holds of this process account for the hold,
+				// and its token is theirs: only the extra holds are
+				// stale.
+				if err := m.giveBack(ctx, extra); err != nil {
+					return Grant{}, start, cleanup{holds: g.Holds}, err
+				}
+				g.Holds -= extra
+				return g, start, cleanup{}, nil
+			}
+			// No live hold accounts for the holds found: they are stale,
+			// and so is their token. Give them all back and take a fresh
+			// hold.
+			if stale++; stale > maxStaleRounds {
+				return Grant{}, start, cleanup{holds: g.Holds}, fmt.Errorf("%w: the store keeps reporting %d holds this process does not account for", ErrUnavailable, g.Holds)
+			}
+			if err := m.giveBack(ctx, g.Holds); err != nil {
+				return Grant{}, start, cleanup{holds: g.Holds}, err
 			}
 			continue
 		}
 		if !wait {
-			return Grant{}, start, ErrNotAcquired
+			return Grant{}, start, cleanup{}, ErrNotAcquired
 		}
 		if sub == nil && (queued || Supports(m.lock, CapWatch)) {
 			// Subscribe, then try again at once: a release (or the
@@ -131,7 +154,7 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 			delay = min(delay, queueRefresh)
 		}
 		if err := sleep(ctx, jitter(delay), woken); err != nil {
-			return Grant{}, start, err
+			return Grant{}, start, cleanup{}, err
 		}
 	}
 }
@@ -143,19 +166,6 @@ func (m *Mutex) canRideOut(ctx context.Context, wait bool, answered time.Time, e
 		!answered.IsZero() && time.Since(answered) < rideOut
 }
 
-// trim gives back the holds that failed attempts took, which the hold
-// count of a successful attempt shows: a Mutex with an owner of its own
-// holds the lock once. A failure leaves the extra holds to expire with
-// the lease.
-func (m *Mutex) trim(ctx context.Context, g Grant) (Grant, error) {
-	for ; g.Holds > 1; g.Holds-- {
-		if err := m.lock.Unlock(ctx, m.owner); err != nil {
-			return g, fmt.Errorf("giving back a hold that a failed attempt took: %w", err)
-		}
-	}
-	return g, nil
-}
-
 // waiterID is what a waiter of this Mutex subscribes to: its owner's turns
 // when it waits in the lock's queue, else the lock's releases ("").
 func (m *Mutex) waiterID(queued bool) string {
@@ -165,42 +175,26 @@ func (m *Mutex) waiterID(queued bool) string {
 	return ""
 }
 
-// dequeue takes the Mutex's owner out of the lock's wait queue after a wait
-// that did not end in a hold, also after ctx has ended. A failure is left
-// alone: the queue entry, or a reservation, lapses with the patience.
-func (m *Mutex) dequeue(ctx context.Context, q Queueable) {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
-	defer cancel()
-	_ = q.Dequeue(rctx, m.owner)
+// abandon returns what to undo after an attempt that failed with err. When
+// the attempt's outcome is unknown it may have taken a hold, which is
+// given back. A Mutex whose owner is shared with others (WithOwner) cannot
+// tell such a hold from theirs and leaves it to expire with its lease
+// instead; a later acquisition gives it back if no live hold accounts for
+// it.
+func (m *Mutex) abandon(err error) cleanup {
+	if !IsUnknown(err) || m.sharedOwner {
+		return cleanup{}
+	}
+	return cleanup{holds: 1}
 }
 
-// abandon handles an attempt that failed with err. When the attempt's outcome
-// is unknown it may have taken the lock, so the lock is released. A Mutex
-// whose owner is shared with others (WithOwner) cannot tell its own hold from
-// theirs and leaves the lock to expire with its lease instead.
-func (m *Mutex) abandon(ctx context.Context, err error) error {
-	unknown := IsUnknown(err)
-	if ctx.Err() != nil {
-		err = fmt.Errorf("%w (%w)", waitEnded(ctx), err)
-	}
-	if !unknown || m.sharedOwner {
-		return err
-	}
-	if uerr := m.release(ctx); uerr != nil {
-		return fmt.Errorf("%w; releasing after it: %w", err, uerr)
+// failure explains an attempt that failed with err: when ctx ended too,
+// the error says so.
+func (m *Mutex) failure(ctx context.Context, err error) error {
+	if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+		return fmt.Errorf("%w (%w)", err, context.Cause(ctx))
 	}
 	return err
-}
-
-// release drops one hold of the Mutex's owner, also after ctx has ended. A
-// lock that is not held is no error.
-func (m *Mutex) release(ctx context.Context) error {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
-	defer cancel()
-	if err := m.lock.Unlock(rctx, m.owner); err != nil && !errors.Is(err, ErrNotHeld) {
-		return err
-	}
-	return nil
 }
 
 // late reports whether a grant's lease had run out by the time its reply

@@ -128,7 +128,12 @@ func TestGrantValiditySetsTheDeadline(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Done did not close when the validity ran out")
 	}
-	require.NoError(t, l.Unlock(ctx), "the store still held the lock")
+	// The store still held the lock, and Unlock deletes it, but the lease
+	// had ended: the answer is ErrLost.
+	require.ErrorIs(t, l.Unlock(ctx), locker.ErrLost)
+	held, err := m.IsLocked(ctx)
+	require.NoError(t, err)
+	assert.False(t, held, "Unlock deletes what is left of a lost lease")
 }
 
 // reportsNoWatch has a Watch method that it reports as unavailable, as a

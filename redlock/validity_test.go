@@ -75,8 +75,12 @@ func TestLeaseDeadlineReflectsValidity(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the lease did not end with its validity")
 	}
-	// The members still hold it by their own clock: Unlock releases them.
-	assert.NoError(t, lease.Unlock(ctx))
+	// The members still hold it by their own clock: Unlock releases them,
+	// and says that the lease had ended.
+	assert.ErrorIs(t, lease.Unlock(ctx), locker.ErrLost)
+	held, err := m.IsLocked(ctx)
+	require.NoError(t, err)
+	assert.False(t, held)
 }
 
 // TestWaitBudgetBoundsTheCalls: member calls end with the caller's wait

@@ -1,0 +1,132 @@
+package locker
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// releaseTimeout bounds each store call of a background cleanup.
+const releaseTimeout = 5 * time.Second
+
+// cleanupGrace is how long past its context's end a call goes on undoing
+// what it left on the store before it hands the rest to the background: a
+// store that answers at all answers well within it, so a failed call
+// normally returns with nothing left behind.
+const cleanupGrace = 100 * time.Millisecond
+
+// cleanup is what a call that failed, or an Unlock whose outcome is
+// unknown, leaves to undo on the store.
+type cleanup struct {
+	// holds is how many holds of the owner the call may have left behind.
+	holds int
+	// queue, when set, is the lock whose wait queue the owner leaves.
+	queue Queueable
+}
+
+func (c cleanup) empty() bool { return c.holds == 0 && c.queue == nil }
+
+// cleanups counts the background cleanups in progress, so that tests can
+// wait for them.
+var cleanups sync.WaitGroup
+
+// finish ends a call of the Mutex that did not leave a live Lease. What is
+// left to undo on the store is undone within ctx, or cleanupGrace past its
+// end; what remains after that (the store did not answer in time) goes to
+// a background cleanup, which takes over the local token. A call never waits
+// past its context for its cleanup, so it returns by its deadline whatever
+// the store does; the Mutex's next call waits for the cleanup instead (see
+// enter), so that a release meant for an old hold never drops a new one.
+// The cleanup tries until the holds it gives back would have expired
+// anyway, at until.
+func (m *Mutex) finish(ctx context.Context, c cleanup, until time.Time) {
+	if !c.empty() {
+		gctx, cancel := graced(ctx)
+		c = m.undo(gctx, c)
+		cancel()
+	}
+	if c.empty() {
+		<-m.sem
+		return
+	}
+	if c.holds == 0 {
+		// A queue entry lapses with the waiter's patience.
+		until = time.Now().Add(queuePatience)
+	}
+	done := make(chan struct{})
+	m.mu.Lock()
+	m.cleaning = done
+	m.mu.Unlock()
+	cleanups.Add(1)
+	go func() {
+		defer cleanups.Done()
+		m.clean(c, until)
+		<-m.sem
+		m.mu.Lock()
+		m.cleaning = nil
+		m.mu.Unlock()
+		close(done)
+	}()
+}
+
+// clean undoes c on the store, retrying calls with an unknown outcome with
+// backoff until until.
+func (m *Mutex) clean(c cleanup, until time.Time) {
+	delay := minPoll
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+		c = m.undo(ctx, c)
+		cancel()
+		if c.empty() || !time.Now().Before(until) {
+			// Done, or what is left has run out with its lease.
+			return
+		}
+		time.Sleep(jitter(delay))
+		delay = min(delay*2, maxPoll)
+	}
+}
+
+// undo makes one pass at c within ctx and returns what is left: the calls
+// whose outcome is unknown. A hold the store says the owner does not have
+// (ErrNotHeld), or cannot give back (ErrClosed), is not left.
+func (m *Mutex) undo(ctx context.Context, c cleanup) cleanup {
+	if c.queue != nil {
+		if err := c.queue.Dequeue(ctx, m.owner); !IsUnknown(err) {
+			c.queue = nil
+		}
+	}
+	for c.holds > 0 {
+		err := m.lock.Unlock(ctx, m.owner)
+		switch {
+		case err == nil:
+			c.holds--
+		case IsUnknown(err):
+			return c
+		default:
+			c.holds = 0
+		}
+	}
+	return c
+}
+
+// graced returns ctx without its cancellation, ending cleanupGrace after
+// ctx's deadline, or cleanupGrace from now if ctx has ended; a live ctx
+// without a deadline is returned as it is.
+func graced(ctx context.Context) (context.Context, context.CancelFunc) {
+	end, ok := ctx.Deadline()
+	switch {
+	case ctx.Err() != nil:
+		end = time.Now()
+	case !ok:
+		return ctx, func() {}
+	}
+	return context.WithDeadline(context.WithoutCancel(ctx), end.Add(cleanupGrace))
+}
+
+// cleaningDone returns a channel closed when the Mutex's background
+// cleanup ends, or nil when none is running.
+func (m *Mutex) cleaningDone() <-chan struct{} {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.cleaning
+}

@@ -1,0 +1,4 @@
+package locker
+
+// WaitCleanups waits for the background cleanups in progress.
+func WaitCleanups() { cleanups.Wait() }
