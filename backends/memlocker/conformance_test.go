@@ -43,3 +43,15 @@ func TestConformance(t *testing.T) {
 		return &harness{store: memlocker.NewStore()}, nil
 	})
 }
+
+// Stall gives b's calls a latency no call outlives; they end with their
+// contexts.
+func (h *harness) Stall(b locker.Backend) error {
+	b.(*memlocker.Client).SetLatency(time.Hour)
+	return nil
+}
+
+func (h *harness) Resume(b locker.Backend) error {
+	b.(*memlocker.Client).SetLatency(0)
+	return nil
+}
