@@ -41,7 +41,33 @@
 //
 // # Errors
 //
-// Callers branch with errors.Is on ErrNotAcquired, ErrNotHeld, ErrLost,
-// ErrClosed and ErrInvalid. Errors returned by a Mutex are wrapped in an
-// *OpError naming the operation and the lock.
+// Callers branch with errors.Is on the sentinels; every backend and
+// combinator answers the same way:
+//
+//   - ErrNotAcquired: another owner holds the lock (and the wait, if any,
+//     ran out). The store answered; it never means the store was slow.
+//   - ErrUnavailable: the stores could not decide (unreachable before
+//     anything was sent, a quorum that failed or timed out, a restart
+//     guard, a grant that came after its lease). Nothing is held; retry.
+//   - ErrInvalid: bad input or misconfiguration (see MaxNameLen and
+//     MinLease); no retry fixes it.
+//   - ErrLost: the lease ended before Unlock or Extend.
+//   - ErrNotHeld, ErrReleased, ErrClosed: as documented on each.
+//
+// Any other error is an unknown outcome (IsUnknown): the call may have run.
+// A Mutex then gives back what the call may have taken, within the call's
+// context and a grace of at most 100 ms past it, or else in the background,
+// so that every call returns by its context's deadline whatever the store
+// does. Errors returned by a Mutex are wrapped in an *OpError naming the
+// operation and the lock.
+//
+// # Stale holds
+//
+// A Mutex re-enters only holds that a live Lease of this process accounts
+// for. A hold can outlive what the process knows of it: an Unlock whose
+// outcome was unknown may not have run, and a failover can promote a
+// replica that still has a released hold. An acquisition that finds more
+// holds than the process accounts for gives the stale ones back and takes
+// a fresh hold with a fresh token; Mutexes sharing an owner (WithOwner)
+// nest on the holds they know are live.
 package locker
