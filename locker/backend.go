@@ -54,8 +54,10 @@ type Grant struct {
 	// 0 when not acquired.
 	Token uint64
 	// Remaining is the current holder's remaining lease when not acquired,
-	// or 0 when unknown. The Mutex uses it to bound how long it waits before
-	// trying again.
+	// rounded up: a store that knows it reports at least one nanosecond,
+	// also in the lease's last instant, since 0 means unknown. The Mutex
+	// uses it to bound how long it waits before trying again, so a waiter
+	// tries again as the holder's lease runs out.
 	Remaining time.Duration
 	// Validity, when positive, is how long after the start of the attempt the
 	// lock is known to be held; combinators set it to the lease less the time

@@ -99,7 +99,7 @@ func (m *Mutex) acquire(ctx context.Context, op string, wait bool, opts []LockOp
 		return nil, opError(op, m.Name(), err)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, opError(op, m.Name(), err)
+		return nil, opError(op, m.Name(), fmt.Errorf("%w: nothing was sent: %w", ErrUnavailable, err))
 	}
 	if s.waitSet {
 		wait = s.wait > 0

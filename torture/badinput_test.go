@@ -127,7 +127,7 @@ var badCases = []badCase{
 			_, err := mutex(t, e.redisBackend(t, e.plain, "", p), "k").TryLock(testCtx(t), locker.WithWait(-time.Millisecond))
 			return err
 		}},
-	{name: "context already cancelled", sentinel: locker.ErrNotAcquired, msg: []string{"context canceled"}, untouched: true,
+	{name: "context already cancelled", sentinel: locker.ErrUnavailable, msg: []string{"context canceled"}, untouched: true,
 		run: func(t *testing.T, e *badEnv, p string) error {
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
@@ -220,16 +220,15 @@ var badCases = []badCase{
 			_, err = m.TryLock(testCtx(t))
 			return err
 		}},
-	{name: "huge name (1 MiB) on Redis is fine", ok: true,
+	{name: "huge name (1 MiB) on Redis", sentinel: locker.ErrInvalid, msg: []string{"longer than MaxNameLen"}, untouched: true,
 		run: func(t *testing.T, e *badEnv, p string) error {
-			m := mutex(t, e.redisBackend(t, e.plain, "", p), strings.Repeat("n", 1<<20))
-			l, err := m.Lock(testCtx(t))
-			if err != nil {
-				return err
+			_, err := locker.New(e.redisBackend(t, e.plain, "", p), strings.Repeat("n", 1<<20))
+			if err != nil && len(err.Error()) > 1024 {
+				return fmt.Errorf("an error of %d bytes quotes the whole name", len(err.Error()))
 			}
-			return l.Unlock(testCtx(t))
+			return err
 		}},
-	{name: "huge name (2 MiB) on etcd", unknownState: true, msg: []string{"larger than max"},
+	{name: "huge name (2 MiB) on etcd", sentinel: locker.ErrInvalid, msg: []string{"longer than MaxNameLen"}, untouched: true,
 		run: func(t *testing.T, e *badEnv, p string) error {
 			cli, err := clientv3.New(etcdtest.ClientConfig(e.etcd.Endpoints()...))
 			if err != nil {
@@ -241,12 +240,42 @@ var badCases = []badCase{
 				return fmt.Errorf("setup: %w", err)
 			}
 			t.Cleanup(func() { _ = b.Close() })
-			_, lerr := mutex(t, b, strings.Repeat("n", 2<<20)).Lock(testCtx(t))
+			_, lerr := locker.New(b, strings.Repeat("n", 2<<20))
 			resp, err := cli.Get(testCtx(t), p+"/", clientv3.WithPrefix(), clientv3.WithCountOnly())
 			if err != nil || resp.Count != 0 {
 				return fmt.Errorf("keys left on etcd: %v, %v", resp, err)
 			}
 			return lerr
+		}},
+	{name: "name one byte over MaxNameLen", sentinel: locker.ErrInvalid, msg: []string{"1025 bytes"}, untouched: true,
+		run: func(t *testing.T, e *badEnv, p string) error {
+			_, err := locker.New(e.redisBackend(t, e.plain, "", p), strings.Repeat("n", locker.MaxNameLen+1))
+			return err
+		}},
+	{name: "owner longer than 256 bytes", sentinel: locker.ErrInvalid, msg: []string{"owner of 257 bytes"}, untouched: true,
+		run: func(t *testing.T, e *badEnv, p string) error {
+			_, err := locker.New(e.redisBackend(t, e.plain, "", p), "k", locker.WithOwner(strings.Repeat("o", 257)))
+			return err
+		}},
+	{name: "lease of 1ns (shorter than any reply)", sentinel: locker.ErrInvalid, msg: []string{"lease 1ns is shorter than 10ms"}, untouched: true,
+		run: func(t *testing.T, e *badEnv, p string) error {
+			_, err := mutex(t, e.redisBackend(t, e.plain, "", p), "k").Lock(testCtx(t), locker.WithLease(time.Nanosecond))
+			return err
+		}},
+	{name: "watchdog lease of 1ms", sentinel: locker.ErrInvalid, msg: []string{"watchdog lease 1ms is shorter than 10ms"}, untouched: true,
+		run: func(t *testing.T, e *badEnv, p string) error {
+			_, err := locker.New(e.redisBackend(t, e.plain, "", p), "k", locker.WithWatchdogLease(time.Millisecond))
+			return err
+		}},
+	{name: "lease below memcached's granularity", sentinel: locker.ErrInvalid, msg: []string{"shorter than 1s"}, untouched: true,
+		run: func(t *testing.T, e *badEnv, p string) error {
+			b, err := locker.Open(testCtx(t), "memcache://127.0.0.1:1")
+			if err != nil {
+				return fmt.Errorf("setup: %w", err)
+			}
+			t.Cleanup(func() { _ = b.Close() })
+			_, err = mutex(t, b, "k").TryLock(testCtx(t), locker.WithLease(500*time.Millisecond))
+			return err
 		}},
 
 	// Backends and combinators.
