@@ -25,6 +25,9 @@ type Lease struct {
 	deadline time.Time // local, conservative end of the lease
 	expiry   *time.Timer
 	unlocked bool
+	// watchers are the contexts of Context, cancelled when the hold ends.
+	watchers    map[int]context.CancelCauseFunc
+	nextWatcher int
 }
 
 func newLease(m *Mutex, g Grant, start time.Time, ttl time.Duration, renew bool) *Lease {
@@ -193,6 +196,10 @@ func (l *Lease) end(reason error) {
 		l.expiry.Stop()
 	}
 	close(l.done)
+	for _, cancel := range l.watchers {
+		cancel(reason)
+	}
+	l.watchers = nil
 }
 
 func (l *Lease) stopRenewal() {
