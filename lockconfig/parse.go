@@ -16,11 +16,16 @@ import (
 //	redlock restart_guard=0s member_timeout=50ms: redis://a:6379 redis://b:6379 redis://c:6379
 //
 // The settings are Config's MemberTimeout (member_timeout) and RestartGuard
-// (restart_guard). A spec without a head is Single. Parse checks the result
-// with Validate. Errors wrap locker.ErrInvalid and never contain a password.
+// (restart_guard). A spec without a head is Single. A spec that starts with
+// "{" is a JSON object, read as ParseFile reads one, so that a spec takes
+// every form a file does. Parse checks the result with Validate. Errors wrap
+// locker.ErrInvalid and never contain a password.
 func Parse(spec string) (Config, error) {
 	var c Config
 	rest := strings.TrimSpace(spec)
+	if strings.HasPrefix(rest, "{") {
+		return ParseFile([]byte(rest))
+	}
 	if head, after, ok := strings.Cut(rest, ":"); ok && !strings.HasPrefix(after, "//") {
 		words := strings.Fields(head)
 		if len(words) > 0 && isWord(words[0]) {

@@ -92,6 +92,10 @@ func TestRunUsageErrors(t *testing.T) {
 		"same store twice":   {"run", "--multilock", "--backend", "mem://a", "--backend", "mem://a", "demo", "--", "true"},
 		"negative wait":      {"run", "--backend", "mem://x", "--wait", "-1s", "demo", "--", "true"},
 		"lease and watchdog": {"run", "--backend", "mem://x", "--lease", "1s", "--watchdog", "3s", "demo", "--", "true"},
+		"zero lease":         {"run", "--backend", "mem://x", "--lease", "0", "demo", "--", "true"},
+		"lease of 1ms":       {"run", "--backend", "mem://x", "--lease", "1ms", "demo", "--", "true"},
+		"watchdog of 1ms":    {"run", "--backend", "mem://x", "--watchdog", "1ms", "demo", "--", "true"},
+		"zero watchdog":      {"run", "--backend", "mem://x", "--watchdog", "0s", "demo", "--", "true"},
 		"bad flag":           {"run", "--frob", "demo", "--", "true"},
 		"unknown query":      {"run", "--backend", "mem://x?ttl=1", "demo", "--", "true"},
 	} {

@@ -22,7 +22,7 @@ const defaultGrace = 10 * time.Second
 type runFlags struct {
 	backendFlags
 	wait     optionalDuration
-	lease    time.Duration
+	lease    optionalDuration
 	watchdog time.Duration
 	grace    time.Duration
 	verbose  bool
@@ -34,8 +34,8 @@ func (a *app) run(ctx context.Context, args []string) int {
 	fs.SetOutput(a.helpOutput(args))
 	f.register(fs)
 	fs.Var(&f.wait, "wait", "give up when the lock is not acquired within `D` (0: one attempt; default: wait until interrupted)")
-	fs.DurationVar(&f.lease, "lease", 0, "hold the lock for a fixed lease `D`, not renewed: CMD is stopped when it runs out")
-	fs.DurationVar(&f.watchdog, "watchdog", locker.DefaultWatchdogLease, "lease `D` that is renewed every D/3 while CMD runs; a lost lock is noticed within D/3")
+	fs.Var(&f.lease, "lease", "hold the lock for a fixed lease `D` (at least 10ms), not renewed: CMD is stopped when it runs out (default: a renewed lease, see --watchdog)")
+	fs.DurationVar(&f.watchdog, "watchdog", locker.DefaultWatchdogLease, "lease `D` (at least 10ms) that is renewed every D/3 while CMD runs; a lost lock is noticed within D/3")
 	fs.DurationVar(&f.grace, "grace", defaultGrace, "time `D` a CMD whose lock was lost has between SIGTERM and SIGKILL")
 	fs.BoolVar(&f.verbose, "verbose", false, "report waiting, acquiring and releasing the lock on stderr")
 	fs.Usage = func() { runUsage(fs) }
@@ -110,15 +110,15 @@ func parseRunArgs(fs *flag.FlagSet, args []string) (string, []string, error) {
 // problem returns what is wrong with the flags that need no store, or nil.
 func (f *runFlags) problem() error {
 	switch {
-	case f.lease < 0:
-		return errors.New("--lease must be positive")
-	case f.watchdog <= 0:
-		return errors.New("--watchdog must be positive")
+	case f.lease.set && f.lease.d < locker.MinLease:
+		return fmt.Errorf("--lease %v: a fixed lease must be at least %v (leave --lease out for a renewed lease)", f.lease.d, locker.MinLease)
+	case f.watchdog < locker.MinLease:
+		return fmt.Errorf("--watchdog %v: the renewed lease must be at least %v", f.watchdog, locker.MinLease)
 	case f.grace < 0:
 		return errors.New("--grace must not be negative")
 	case f.wait.set && f.wait.d < 0:
 		return errors.New("--wait must not be negative")
-	case f.lease > 0 && f.watchdog != locker.DefaultWatchdogLease:
+	case f.lease.set && f.watchdog != locker.DefaultWatchdogLease:
 		return errors.New("--lease (fixed) and --watchdog (renewed) exclude each other")
 	}
 	return nil
@@ -130,8 +130,8 @@ func (f *runFlags) lockOptions() []locker.LockOption {
 	if f.wait.set {
 		opts = append(opts, locker.WithWait(f.wait.d))
 	}
-	if f.lease > 0 {
-		opts = append(opts, locker.WithLease(f.lease))
+	if f.lease.set {
+		opts = append(opts, locker.WithLease(f.lease.d))
 	}
 	return opts
 }
