@@ -55,6 +55,7 @@ var cases = []testCase{
 	{"OddKeys", testOddKeys},
 	{"InvalidInput", testInvalidInput},
 	{"UseAfterClose", testUseAfterClose},
+	{"Unreachable", testUnreachable},
 }
 
 // Run runs the conformance suite against the store newHarness makes. It
