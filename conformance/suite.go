@@ -59,6 +59,7 @@ var cases = []testCase{
 	{"OddKeys", testOddKeys},
 	{"InvalidInput", testInvalidInput},
 	{"UseAfterClose", testUseAfterClose},
+	{"Unreachable", testUnreachable},
 }
 
 // Run runs the conformance suite against the store newHarness makes. It

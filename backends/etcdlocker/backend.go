@@ -200,11 +200,6 @@ func validate(key, owner string, ttl time.Duration, needTTL bool) error {
 	return nil
 }
 
-// keyError wraps err with the operation and the lock's name.
-func keyError(op, key string, err error) error {
-	return fmt.Errorf("etcdlocker: %s %q: %w", op, key, err)
-}
-
 // remaining converts a TimeToLive answer (whole seconds left, truncated) to
 // an upper bound on the remaining lease, capped at the granted lease.
 func remaining(ttl, granted int64) time.Duration {

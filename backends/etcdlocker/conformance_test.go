@@ -51,7 +51,16 @@ func (h *harness) Partition(b locker.Backend) error { return h.clients.Cut(b) }
 
 func (h *harness) Heal(b locker.Backend) error { return h.clients.Heal(b) }
 
-var _ conformance.Partitioner = (*harness)(nil)
+// NewUnreachableBackend opens a backend from a URL of addr, as a user
+// would.
+func (h *harness) NewUnreachableBackend(ctx context.Context, addr string) (locker.Backend, error) {
+	return locker.Open(ctx, "etcd://"+addr+"/?dial_timeout=1s")
+}
+
+var (
+	_ conformance.Partitioner = (*harness)(nil)
+	_ conformance.Unreachable = (*harness)(nil)
+)
 
 func TestConformance(t *testing.T) {
 	if etcdtest.MinLeaseTTL > time.Second {

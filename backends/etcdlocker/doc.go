@@ -77,6 +77,10 @@
 //
 // Bad input gets locker.ErrInvalid, calls after Close locker.ErrClosed, an
 // Unlock or Expire by an owner that does not hold the lock locker.ErrNotHeld.
+// A request larger than etcd accepts (a very long lock name) is
+// locker.ErrInvalid too. A call made while the client has no connection to
+// any server, and cannot make one, fails at once with locker.ErrUnavailable:
+// nothing was sent. Errors quote at most a short prefix of a lock name.
 // Any other error (a timeout, a lost connection, a context that ended while
 // a transaction was in flight) means the outcome is unknown: the lock may or
 // may not have changed. Such a call is never reported as "not acquired".

@@ -44,7 +44,7 @@ func (b *Backend) ExpireBatch(ctx context.Context, renewals []locker.Renewal) []
 	if len(renewals) == 0 {
 		return errs
 	}
-	if err := b.checkOpen(); err != nil {
+	if err := b.begin(ctx); err != nil {
 		for i := range errs {
 			errs[i] = err
 		}

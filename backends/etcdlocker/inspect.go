@@ -19,7 +19,7 @@ func (b *Backend) Inspect(ctx context.Context, key string) (locker.State, error)
 	if key == "" {
 		return locker.State{}, fmt.Errorf("etcdlocker: %w: empty key", locker.ErrInvalid)
 	}
-	if err := b.checkOpen(); err != nil {
+	if err := b.begin(ctx); err != nil {
 		return locker.State{}, err
 	}
 	resp, err := b.cli.Get(ctx, b.etcdKey(key))
@@ -59,7 +59,7 @@ func (b *Backend) ForceUnlock(ctx context.Context, key string) (bool, error) {
 	if key == "" {
 		return false, fmt.Errorf("etcdlocker: %w: empty key", locker.ErrInvalid)
 	}
-	if err := b.checkOpen(); err != nil {
+	if err := b.begin(ctx); err != nil {
 		return false, err
 	}
 	k := b.etcdKey(key)

@@ -46,7 +46,7 @@ func (b *Backend) TryLock(ctx context.Context, key, owner string, ttl time.Durat
 	if err := validate(key, owner, ttl, true); err != nil {
 		return locker.Grant{}, err
 	}
-	if err := b.checkOpen(); err != nil {
+	if err := b.begin(ctx); err != nil {
 		return locker.Grant{}, err
 	}
 	asked := b.leaseSeconds(ttl)

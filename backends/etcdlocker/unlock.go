@@ -21,7 +21,7 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 	if err := validate(key, owner, 0, false); err != nil {
 		return err
 	}
-	if err := b.checkOpen(); err != nil {
+	if err := b.begin(ctx); err != nil {
 		return err
 	}
 	k := b.etcdKey(key)

@@ -179,10 +179,19 @@ func (b *Backend) ready(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// keyError wraps err with the operation and the lock's name.
+// keyError wraps err with the operation and the lock's name, cut short
+// when long: a long name must not make a long error.
 func keyError(op, key string, err error) error {
-	return fmt.Errorf("memcachelocker: %s %q: %w", op, key, err)
+	name := fmt.Sprintf("%q", key)
+	if len(key) > maxKeyInError {
+		name = fmt.Sprintf("%q…(%d bytes)", key[:maxKeyInError], len(key))
+	}
+	return fmt.Errorf("memcachelocker: %s %s: %w", op, name, err)
 }
+
+// maxKeyInError is how much of a lock name the backend's errors quote, as
+// locker.OpError cuts names.
+const maxKeyInError = 200
 
 // newNonce returns a random acquisition identifier.
 func newNonce() string {

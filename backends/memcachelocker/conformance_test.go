@@ -39,7 +39,16 @@ func (h *harness) Partition(b locker.Backend) error { return h.clients.Cut(b) }
 
 func (h *harness) Heal(b locker.Backend) error { return h.clients.Heal(b) }
 
-var _ conformance.Partitioner = (*harness)(nil)
+// NewUnreachableBackend opens a backend from a URL of addr, as a user
+// would.
+func (h *harness) NewUnreachableBackend(ctx context.Context, addr string) (locker.Backend, error) {
+	return locker.Open(ctx, "memcache://"+addr)
+}
+
+var (
+	_ conformance.Partitioner = (*harness)(nil)
+	_ conformance.Unreachable = (*harness)(nil)
+)
 
 // The suite skips ReleaseNotification: memcached cannot notify, and waiting
 // Mutexes poll.

@@ -81,7 +81,9 @@
 //
 // Bad input gets locker.ErrInvalid, calls after Close locker.ErrClosed, an
 // Unlock or Expire by an owner that does not hold the lock locker.ErrNotHeld.
-// Any other error (a timeout, a lost connection, a context that ended
+// A call whose first write could not even be sent, because no connection
+// to the server could be made, gets locker.ErrUnavailable: nothing was
+// changed. Any other error (a timeout, a lost connection, a context that ended
 // between the steps of a call) means the outcome is unknown. gomemcache
 // takes no context: each step is bounded by the client's Timeout, and the
 // context is checked between steps.

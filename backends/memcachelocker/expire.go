@@ -60,6 +60,7 @@ func (b *Backend) ExpireBatch(ctx context.Context, renewals []locker.Renewal) []
 	}
 	items, err := b.mc.GetMulti(keys)
 	if err != nil {
+		err = unsent(err)
 		for _, i := range todo {
 			errs[i] = keyError("expire", renewals[i].Key, err)
 		}
@@ -111,5 +112,5 @@ func (b *Backend) renewRead(ctx context.Context, r locker.Renewal, it *memcache.
 	case isCASMiss(err):
 		return b.expire(ctx, r.Key, r.Owner, r.TTL)
 	}
-	return err
+	return unsent(err)
 }

@@ -43,7 +43,7 @@ func (b *Backend) tryLock(ctx context.Context, key, owner string, ttl time.Durat
 		case errors.Is(err, memcache.ErrNotStored):
 			return false, nil
 		}
-		return false, err
+		return false, unsent(err)
 	}
 	// Read first: a released lock leaves a tombstone that add cannot
 	// replace, and a held one needs no write at all.
@@ -63,7 +63,7 @@ func (b *Backend) tryLock(ctx context.Context, key, owner string, ttl time.Durat
 			continue
 		}
 		if err != nil {
-			return locker.Grant{}, err
+			return locker.Grant{}, unsent(err)
 		}
 		v, err := decodeItem(it.Value)
 		if err != nil {
@@ -77,7 +77,7 @@ func (b *Backend) tryLock(ctx context.Context, key, owner string, ttl time.Durat
 				return b.assignToken(ctx, lk, ck, owner, fresh.nonce, v.token)
 			}
 			if !isCASMiss(err) {
-				return locker.Grant{}, err
+				return locker.Grant{}, unsent(err)
 			}
 		case v.owner != owner:
 			return locker.Grant{Remaining: v.remaining(time.Now())}, nil
@@ -96,7 +96,7 @@ func (b *Backend) tryLock(ctx context.Context, key, owner string, ttl time.Durat
 				return locker.Grant{Acquired: true, Holds: v.holds, Token: v.token}, nil
 			}
 			if !isCASMiss(err) {
-				return locker.Grant{}, err
+				return locker.Grant{}, unsent(err)
 			}
 		}
 	}

@@ -43,7 +43,7 @@ func (b *Backend) update(ctx context.Context, key, owner string, change func(loc
 			return locker.ErrNotHeld
 		}
 		if err != nil {
-			return err
+			return unsent(err)
 		}
 		v, err := decodeItem(it.Value)
 		if err != nil {
@@ -59,7 +59,7 @@ func (b *Backend) update(ctx context.Context, key, owner string, change func(loc
 			return nil
 		}
 		if !isCASMiss(err) {
-			return err
+			return unsent(err)
 		}
 	}
 	return errContended

@@ -117,7 +117,7 @@ func (b *Backend) enter(op, key string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return fmt.Errorf("redislocker: %s %q: %w", op, key, locker.ErrClosed)
+		return fmt.Errorf("redislocker: %s %s: %w", op, quoted(key), locker.ErrClosed)
 	}
 	b.inflight.Add(1)
 	return nil
@@ -141,21 +141,11 @@ func check(op, key, owner string, ttl time.Duration, needsTTL bool) error {
 	case key == "":
 		return fmt.Errorf("redislocker: %s: %w: empty key", op, locker.ErrInvalid)
 	case owner == "":
-		return fmt.Errorf("redislocker: %s %q: %w: empty owner", op, key, locker.ErrInvalid)
+		return fmt.Errorf("redislocker: %s %s: %w: empty owner", op, quoted(key), locker.ErrInvalid)
 	case needsTTL && ttl <= 0:
-		return fmt.Errorf("redislocker: %s %q: %w: non-positive lease %v", op, key, locker.ErrInvalid, ttl)
+		return fmt.Errorf("redislocker: %s %s: %w: non-positive lease %v", op, quoted(key), locker.ErrInvalid, ttl)
 	}
 	return nil
-}
-
-// failed wraps an error from the server or the connection. A closed client
-// never sent the command, so that is ErrClosed; anything else leaves the
-// operation's outcome unknown and is none of the sentinels.
-func (b *Backend) failed(op, key string, err error) error {
-	if errors.Is(err, redis.ErrClosed) {
-		return fmt.Errorf("redislocker: %s %q: %w (%v)", op, key, locker.ErrClosed, err)
-	}
-	return fmt.Errorf("redislocker: %s %q: outcome unknown: %w", op, key, err)
 }
 
 // millis converts a lease to whole milliseconds, rounding up so a lease is
@@ -175,7 +165,7 @@ func (b *Backend) TryLock(ctx context.Context, key, owner string, ttl time.Durat
 // least floor.
 func (b *Backend) TryLockAbove(ctx context.Context, key, owner string, ttl time.Duration, floor uint64) (locker.Grant, error) {
 	if floor > maxFloor {
-		return locker.Grant{}, fmt.Errorf("redislocker: trylock %q: %w: floor %d above %d", key, locker.ErrInvalid, floor, uint64(maxFloor))
+		return locker.Grant{}, fmt.Errorf("redislocker: trylock %s: %w: floor %d above %d", quoted(key), locker.ErrInvalid, floor, uint64(maxFloor))
 	}
 	return b.tryLock(ctx, "trylock", key, owner, ttl, 0, floor)
 }
@@ -261,7 +251,7 @@ func (b *Backend) unlock(ctx context.Context, key, owner string) error {
 		return b.failed("unlock", key, err)
 	}
 	if left < 0 {
-		return fmt.Errorf("redislocker: unlock %q: %w", key, locker.ErrNotHeld)
+		return fmt.Errorf("redislocker: unlock %s: %w", quoted(key), locker.ErrNotHeld)
 	}
 	return nil
 }
@@ -283,7 +273,7 @@ func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Durati
 		return b.failed("expire", key, err)
 	}
 	if ok != 1 {
-		return fmt.Errorf("redislocker: expire %q: %w", key, locker.ErrNotHeld)
+		return fmt.Errorf("redislocker: expire %s: %w", quoted(key), locker.ErrNotHeld)
 	}
 	return nil
 }

@@ -111,7 +111,7 @@ func (b *Backend) settleBatch(c *batchCall, renewals []locker.Renewal, errs []er
 		case err != nil:
 			errs[i] = b.failed("expire", renewals[i].Key, err)
 		case ok != 1:
-			errs[i] = fmt.Errorf("redislocker: expire %q: %w", renewals[i].Key, locker.ErrNotHeld)
+			errs[i] = fmt.Errorf("redislocker: expire %s: %w", quoted(renewals[i].Key), locker.ErrNotHeld)
 		}
 	}
 }

@@ -90,6 +90,27 @@
 //	replica_ack=N            replicas that must acknowledge an acquisition (WithReplicaAck)
 //	replica_ack_timeout=D    how long to wait for them (a Go duration, default 100ms)
 //	fence_linger=D           how long fencing counters outlive their lock (WithFenceLinger)
+//	ca_file=F                rediss only: PEM file of the CA that signs the servers' certificates
+//	cert_file=F, key_file=F  rediss only: PEM files of a client certificate and its key (both or neither)
+//
+// These TLS parameters are named as etcdlocker's. A client opened from a
+// URL also recognises, at its first call, rediss against a server without
+// TLS (within a second, not after a dial timeout per go-redis attempt),
+// redis against a TLS port, and a server that refuses the client with its
+// reason (-DENIED, protected mode): all locker.ErrInvalid.
+//
+// # ACL
+//
+// The scripts and the backend use no command of ACL category @dangerous
+// but INFO, which the trylock script reads (under redis.pcall, before it
+// writes) only for Grant.Uptime; refused, the uptime is unknown (0). The
+// minimal user is
+//
+//	ACL SETUSER locks on >password ~distlock:* &distlock:* +@all -@dangerous
+//
+// with the backend's prefix for "distlock". A user denied the keys fails on
+// the first call with locker.ErrInvalid (NOPERM), before anything is
+// written.
 //
 // Every other parameter goes to go-redis's own URL parser (redis.ParseURL,
 // redis.ParseClusterURL, redis.ParseFailoverURL: dial_timeout, read_timeout,
@@ -102,9 +123,17 @@
 //
 // Refused acquisitions are not errors (Grant.Acquired is false). Unlock and
 // Expire by a non-holder return errors wrapping locker.ErrNotHeld; bad input
-// locker.ErrInvalid; calls after Close locker.ErrClosed. An acquisition that
-// too few replicas acknowledged returns ErrReplicaAck, after releasing the
-// hold. Any other error (a timeout, a lost connection, a server error)
+// locker.ErrInvalid; calls after Close locker.ErrClosed. Misconfiguration
+// the server reports before running a command is locker.ErrInvalid, saying
+// what to fix: a wrong or missing password (WRONGPASS, NOAUTH), a missing
+// ACL permission (NOPERM), a server refusing the client (DENIED, protected
+// mode), a Cluster node reached without redis+cluster (MOVED, ASK,
+// CROSSSLOT), and, for clients opened from a URL, rediss against a server
+// without TLS or redis against a TLS port. A server that cannot be reached
+// (the dial failed: nothing was sent) is locker.ErrUnavailable. An
+// acquisition that too few replicas acknowledged returns ErrReplicaAck,
+// after releasing the hold. Errors quote at most a short prefix of a lock
+// name. Any other error (a timeout, a lost connection, a server error)
 // leaves the outcome unknown: the operation may have run. The backend never
 // lets go-redis retry a script, which could count a hold twice.
 package redislocker

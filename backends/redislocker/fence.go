@@ -43,7 +43,7 @@ func (b *Backend) Fence(ctx context.Context, key, owner string, token uint64) er
 	}
 	defer b.exit()
 	if token == 0 {
-		return fmt.Errorf("redislocker: fence %q: %w: zero token", key, locker.ErrInvalid)
+		return fmt.Errorf("redislocker: fence %s: %w: zero token", quoted(key), locker.ErrInvalid)
 	}
 	k := b.keys(key)
 	reply, err := fenceScript.run(ctx, b.client, []string{k.lock, k.fence},
@@ -56,7 +56,7 @@ func (b *Backend) Fence(ctx context.Context, key, owner string, token uint64) er
 		return b.failed("fence", key, err)
 	}
 	if ok != 1 {
-		return fmt.Errorf("redislocker: fence %q: %w", key, locker.ErrNotHeld)
+		return fmt.Errorf("redislocker: fence %s: %w", quoted(key), locker.ErrNotHeld)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/redislocker"
+	"github.com/distlock/distlock/conformance"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/internal/tcpproxy"
 	"github.com/distlock/distlock/locker"
@@ -139,6 +140,14 @@ func (h *harness) Heal(b locker.Backend) error {
 	d.heal()
 	return nil
 }
+
+// NewUnreachableBackend opens a backend from a URL of addr, as a user
+// would.
+func (h *harness) NewUnreachableBackend(ctx context.Context, addr string) (locker.Backend, error) {
+	return locker.Open(ctx, "redis://"+addr)
+}
+
+var _ conformance.Unreachable = (*harness)(nil)
 
 func (h *harness) Close() {
 	h.mu.Lock()

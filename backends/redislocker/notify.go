@@ -27,7 +27,7 @@ const subscribeTimeout = 5 * time.Second
 // must not call stop; after stop returns, fn is not called again.
 func (b *Backend) Watch(ctx context.Context, key string, fn func()) (stop func(), err error) {
 	if fn == nil {
-		return nil, fmt.Errorf("redislocker: watch %q: %w: nil callback", key, locker.ErrInvalid)
+		return nil, fmt.Errorf("redislocker: watch %s: %w: nil callback", quoted(key), locker.ErrInvalid)
 	}
 	return b.watch(ctx, "watch", key, func(k keys) string { return k.channel }, fn)
 }
@@ -45,7 +45,7 @@ func (b *Backend) watch(ctx context.Context, op, key string, channel func(keys) 
 	}
 	stop, err = b.notify.watch(ctx, channel(k), slot, fn)
 	if err != nil {
-		return nil, fmt.Errorf("redislocker: %s %q: %w", op, key, err)
+		return nil, fmt.Errorf("redislocker: %s %s: %w", op, quoted(key), err)
 	}
 	return stop, nil
 }

@@ -46,7 +46,11 @@ func openURL(_ context.Context, u *url.URL) (locker.Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("redislocker: %w", err)
 	}
-	client, err := newURLClient(u, q)
+	files, err := takeTLSParams(u, q)
+	if err != nil {
+		return nil, fmt.Errorf("redislocker: %w", err)
+	}
+	client, err := newURLClient(u, q, files)
 	if err != nil {
 		return nil, fmt.Errorf("redislocker: %w: %s", locker.ErrInvalid, scrub(err, u))
 	}
@@ -104,7 +108,7 @@ func takeParams(q url.Values) ([]Option, error) {
 
 // newURLClient makes the go-redis client u describes; q is u's query less
 // this package's parameters.
-func newURLClient(u *url.URL, q url.Values) (redis.UniversalClient, error) {
+func newURLClient(u *url.URL, q url.Values, files tlsFiles) (redis.UniversalClient, error) {
 	base, form, _ := strings.Cut(u.Scheme, "+")
 	switch form {
 	case "":
@@ -114,6 +118,10 @@ func newURLClient(u *url.URL, q url.Values) (redis.UniversalClient, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := files.apply(o.TLSConfig); err != nil {
+			return nil, err
+		}
+		o.Dialer = newURLDialer(o.TLSConfig, o.DialTimeout).dial
 		o.ContextTimeoutEnabled = true
 		return redis.NewClient(o), nil
 
@@ -133,6 +141,10 @@ func newURLClient(u *url.URL, q url.Values) (redis.UniversalClient, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := files.apply(o.TLSConfig); err != nil {
+			return nil, err
+		}
+		o.Dialer = newURLDialer(o.TLSConfig, o.DialTimeout).dial
 		o.ContextTimeoutEnabled = true
 		return redis.NewClusterClient(o), nil
 
@@ -157,6 +169,10 @@ func newURLClient(u *url.URL, q url.Values) (redis.UniversalClient, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := files.apply(o.TLSConfig); err != nil {
+			return nil, err
+		}
+		o.Dialer = newURLDialer(o.TLSConfig, o.DialTimeout).dial
 		if u.User != nil {
 			o.Username = u.User.Username()
 			o.Password, _ = u.User.Password()

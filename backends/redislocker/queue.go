@@ -21,7 +21,7 @@ func (k keys) queued() []string { return []string{k.lock, k.fence, k.queue, k.wa
 // keeps its place) for patience, counted by the server's clock.
 func (b *Backend) TryLockQueued(ctx context.Context, key, owner string, ttl, patience time.Duration) (locker.Grant, error) {
 	if patience <= 0 {
-		return locker.Grant{}, fmt.Errorf("redislocker: trylock queued %q: %w: non-positive patience %v", key, locker.ErrInvalid, patience)
+		return locker.Grant{}, fmt.Errorf("redislocker: trylock queued %s: %w: non-positive patience %v", quoted(key), locker.ErrInvalid, patience)
 	}
 	return b.tryLock(ctx, "trylock queued", key, owner, ttl, patience, 0)
 }
@@ -48,10 +48,10 @@ func (b *Backend) Dequeue(ctx context.Context, key, owner string) error {
 // time that subscription becomes active.
 func (b *Backend) WatchTurn(ctx context.Context, key, owner string, fn func()) (stop func(), err error) {
 	if owner == "" {
-		return nil, fmt.Errorf("redislocker: watch turn %q: %w: empty owner", key, locker.ErrInvalid)
+		return nil, fmt.Errorf("redislocker: watch turn %s: %w: empty owner", quoted(key), locker.ErrInvalid)
 	}
 	if fn == nil {
-		return nil, fmt.Errorf("redislocker: watch turn %q: %w: nil callback", key, locker.ErrInvalid)
+		return nil, fmt.Errorf("redislocker: watch turn %s: %w: nil callback", quoted(key), locker.ErrInvalid)
 	}
 	return b.watch(ctx, "watch turn", key, func(k keys) string { return k.turns + owner }, fn)
 }

@@ -61,7 +61,7 @@ func (b *Backend) tryLockAcked(ctx context.Context, op, key, owner string, k key
 		cause = fmt.Errorf("%w: %d of %d replicas within %v", ErrReplicaAck, acks, b.cfg.replicas, b.cfg.ackTimeout)
 	}
 	if uerr := b.unlock(context.WithoutCancel(ctx), key, owner); uerr != nil {
-		return locker.Grant{}, fmt.Errorf("redislocker: %s %q: %w; releasing it: %w", op, key, cause, uerr)
+		return locker.Grant{}, fmt.Errorf("redislocker: %s %s: %w; releasing it: %w", op, quoted(key), cause, uerr)
 	}
-	return locker.Grant{}, fmt.Errorf("redislocker: %s %q: %w (the hold was released)", op, key, cause)
+	return locker.Grant{}, fmt.Errorf("redislocker: %s %s: %w (the hold was released)", op, quoted(key), cause)
 }

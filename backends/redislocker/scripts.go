@@ -105,7 +105,10 @@ end
 // persistence, which loses it with the locks), so the costly INFO runs once
 // per restart rather than once per acquisition; a server that keeps its
 // data across a restart keeps the marker, and so reports the age of its
-// lock data.
+// lock data. INFO is in ACL category @dangerous, which hardened users
+// lack: it runs under redis.pcall, before the script writes anything, and
+// when refused the uptime is unknown (-1) and the marker says "unknown"
+// for a minute, so the refusal is not repeated on every acquisition. The script's other commands are outside @dangerous.
 const tryLockSrc = `
 local lock, fence, marker, queue, waiters = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local owner, publish = ARGV[1], ARGV[3]
@@ -113,10 +116,15 @@ local ttl, linger, patience, floor = string.match(ARGV[2], '^(%d+) (%d+) (%d+) (
 ttl, linger, patience, floor = tonumber(ttl), tonumber(linger), tonumber(patience), tonumber(floor)
 ` + queueLua + `
 local function uptime(t, booted)
+	if booted == 'unknown' then return -1 end
 	booted = tonumber(booted)
 	if not booted then
-		local up = string.match(redis.call('INFO', 'server'), 'uptime_in_seconds:(%d+)')
-		if not up then return -1 end
+		local info = redis.pcall('INFO', 'server')
+		local up = type(info) == 'string' and string.match(info, 'uptime_in_seconds:(%d+)')
+		if not up then
+			redis.call('SET', marker, 'unknown', 'PX', 60000)
+			return -1
+		end
 		booted = t - tonumber(up) * 1000000
 		redis.call('SET', marker, string.format('%.0f', booted))
 	end
@@ -155,6 +163,7 @@ if w and w ~= owner then
 	reserve(w, d, t, math.floor(t / 1000), read[1])
 	return refused(t)
 end
+local up = uptime(t, read[2])
 if w then
 	redis.call('LPOP', queue)
 	redis.call('ZREM', waiters, w)
@@ -162,7 +171,7 @@ end
 local token = mint(math.max(t, floor), read[1], ttl + linger)
 redis.call('HSET', lock, owner, 1)
 redis.call('PEXPIRE', lock, ttl)
-return {1, 1, token, 0, uptime(t, read[2])}
+return {1, 1, token, 0, up}
 `
 
 // unlockSrc: KEYS lock, fence, queue, waiters; ARGV owner, publish

@@ -121,6 +121,12 @@ func (a *app) probe(ctx context.Context, f *runFlags, m *locker.Mutex) int {
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	if _, err := m.Inspect(ctx); err != nil {
+		if errors.Is(err, locker.ErrInvalid) {
+			// The store answered: it is misconfigured (a wrong password,
+			// a TLS mismatch), which no retry fixes.
+			a.errorf("%v", err)
+			return exitUsage
+		}
 		a.errorf("cannot reach the lock store: %v", err)
 		return exitUnavailable
 	}

@@ -168,3 +168,17 @@ func TestLockBrokenBetweenRenewalsIsReported(t *testing.T) {
 	assert.Equal(t, exitLost, holder.wait(), "CMD succeeded, but not under the lock")
 	assert.Contains(t, holder.output(), "no longer held when CMD finished")
 }
+
+// A wrong password is a configuration error (64), not an unreachable store
+// (69); the password is not shown.
+func TestRunWithWrongPasswordIsAConfigurationError(t *testing.T) {
+	srv := redistest.Start(t)
+	_, err := srv.Do("CONFIG", "SET", "requirepass", "right-pw")
+	require.NoError(t, err)
+	marker := filepath.Join(t.TempDir(), "ran")
+	r := distlock(t, []string{"DISTLOCK_BACKEND=redis://:wrong-pw@" + srv.Addr()}, "run", "--wait", "0", "job", "--", "touch", marker)
+	assert.Equal(t, exitUsage, r.code, "stderr: %s", r.stderr)
+	assert.Contains(t, r.stderr, "authentication failed")
+	assert.NotContains(t, r.stderr, "wrong-pw")
+	assert.NoFileExists(t, marker)
+}

@@ -43,7 +43,7 @@ Examples:
 
 const exitStatuses = `Exit statuses of run:
   CMD's own    CMD ran while the lock was held; 128+N if a signal N killed it
-  64           usage or configuration error (bad flag, unknown URL scheme); CMD did not run
+  64           usage or configuration error (bad flag, unknown URL scheme, wrong password, TLS mismatch); CMD did not run
   69           the lock store could not be reached or failed; CMD did not run
   75           the lock was not acquired within --wait; CMD did not run
   76           the lock was lost while CMD ran (CMD was stopped), or was no

@@ -1,0 +1,45 @@
+package redislocker_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/distlock/distlock/internal/redistest"
+	"github.com/distlock/distlock/locker"
+)
+
+// hardenedACL is the common hardening: every command but the dangerous
+// ones, on the backend's keys and channels only.
+var hardenedACL = []string{"ACL", "SETUSER", "locks", "on", ">pw", "~distlock:*", "&distlock:*", "+@all", "-@dangerous"}
+
+// TestHardenedACLUser takes, renews, inspects and releases a lock as a user
+// without @dangerous (no INFO): it works, with an unknown uptime.
+func TestHardenedACLUser(t *testing.T) {
+	srv := redistest.Start(t)
+	_, err := srv.Do(hardenedACL...)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	b, err := locker.Open(ctx, "redis://locks:pw@"+srv.Addr())
+	require.NoError(t, err)
+	defer b.Close()
+
+	for range 2 { // the second acquisition finds the marker the first left
+		o := locker.NewOwner()
+		g, err := b.TryLock(ctx, "acl", o, time.Minute)
+		require.NoError(t, err)
+		require.True(t, g.Acquired)
+		assert.Zero(t, g.Uptime, "INFO is refused: the uptime is unknown")
+		require.NoError(t, b.Expire(ctx, "acl", o, time.Minute))
+		require.NoError(t, b.Unlock(ctx, "acl", o))
+	}
+	m, err := locker.New(b, "acl-mutex")
+	require.NoError(t, err)
+	l, err := m.Lock(ctx)
+	require.NoError(t, err)
+	require.NoError(t, l.Unlock(ctx))
+}

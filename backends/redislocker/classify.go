@@ -1,0 +1,88 @@
+package redislocker
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/distlock/distlock/locker"
+)
+
+// maxKeyInError is how much of a lock name the backend's errors quote, as
+// locker.OpError cuts names: a long name must not make a long error.
+const maxKeyInError = 200
+
+// quoted returns key quoted for an error message, cut short when long.
+func quoted(key string) string {
+	if len(key) > maxKeyInError {
+		return fmt.Sprintf("%q…(%d bytes)", key[:maxKeyInError], len(key))
+	}
+	return fmt.Sprintf("%q", key)
+}
+
+// failed wraps an error from the server or the connection, classified by
+// what it says of the call:
+//   - a closed client never sent the command: ErrClosed;
+//   - a refused password, a missing permission checked before the command
+//     ran, a Cluster node reached as a standalone server, a server refusing
+//     the client (protected mode) or a TLS mismatch: ErrInvalid, since no
+//     retry fixes them and the command did not run;
+//   - no connection could be made, so nothing was sent: ErrUnavailable;
+//   - anything else may have run on the server: the outcome is unknown, and
+//     the error wraps none of the sentinels.
+func (b *Backend) failed(op, key string, err error) error {
+	at := op + " " + quoted(key)
+	if errors.Is(err, redis.ErrClosed) {
+		return fmt.Errorf("redislocker: %s: %w (%v)", at, locker.ErrClosed, err)
+	}
+	if errors.Is(err, locker.ErrInvalid) || errors.Is(err, locker.ErrUnavailable) {
+		return fmt.Errorf("redislocker: %s: %w", at, err)
+	}
+	if why := b.misconfigured(err); why != "" {
+		return fmt.Errorf("redislocker: %s: %w: %s (server said: %v)", at, locker.ErrInvalid, why, err)
+	}
+	if notSent(err) {
+		return fmt.Errorf("redislocker: %s: %w: cannot reach the server, nothing was sent: %w", at, locker.ErrUnavailable, err)
+	}
+	return fmt.Errorf("redislocker: %s: outcome unknown: %w", at, err)
+}
+
+// misconfigured returns what the user must fix when err is a server reply
+// refusing the command before it ran, or "" when it is not one.
+func (b *Backend) misconfigured(err error) string {
+	var re redis.Error
+	if !errors.As(err, &re) {
+		return ""
+	}
+	msg := re.Error()
+	switch {
+	case redis.HasErrorPrefix(err, "WRONGPASS"):
+		return "authentication failed: the server refused the user or password; set them in the URL's userinfo (redis://user:password@host) or the client's Username and Password"
+	case redis.HasErrorPrefix(err, "NOAUTH"), strings.Contains(msg, "Protocol error: unauthenticated"):
+		// Redis answers a long command from a client that has not
+		// authenticated with the protocol error rather than NOAUTH.
+		return "authentication failed: the server requires a password; set it in the URL's userinfo (redis://user:password@host) or the client's Password"
+	case redis.HasErrorPrefix(err, "NOPERM"):
+		return "the user lacks a permission the backend needs (see the package doc for the minimal ACL)"
+	case redis.HasErrorPrefix(err, "DENIED"):
+		return "the server refuses this client"
+	case b.cluster == nil && (redis.HasErrorPrefix(err, "MOVED") || redis.HasErrorPrefix(err, "ASK") || redis.HasErrorPrefix(err, "CROSSSLOT")):
+		return "the server is a Redis Cluster node: use redis+cluster:// (or a redis.ClusterClient)"
+	}
+	return ""
+}
+
+// notSent reports whether err shows that no connection could be had, so
+// the command was never written: a failed dial, or no free connection in
+// the pool. (go-redis never retries the scripts on a new connection, so a
+// dial error is not the second try of a command that ran.)
+func notSent(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
+	}
+	return errors.Is(err, redis.ErrPoolTimeout)
+}
