@@ -384,7 +384,7 @@ var badCases = []badCase{
 		}},
 
 	// Servers that refuse the client.
-	{name: "wrong password", unknownState: true, msg: []string{"WRONGPASS"},
+	{name: "wrong password", sentinel: locker.ErrInvalid, msg: []string{"authentication failed", "WRONGPASS"},
 		run: func(t *testing.T, e *badEnv, p string) error {
 			b, err := locker.Open(testCtx(t), "redis://default:"+wrong+"@"+e.auth.Addr()+"/0?prefix="+p)
 			if err != nil {
@@ -394,12 +394,22 @@ var badCases = []badCase{
 			_, err = mutex(t, b, "k").Lock(testCtx(t))
 			return err
 		}},
-	{name: "no password where one is required", unknownState: true, msg: []string{"NOAUTH"},
+	{name: "no password where one is required", sentinel: locker.ErrInvalid, msg: []string{"authentication failed", "requires a password"},
 		run: func(t *testing.T, e *badEnv, p string) error {
 			_, err := mutex(t, e.redisBackend(t, e.auth, "", p), "k").Lock(testCtx(t))
 			return err
 		}},
-	{name: "TLS against a plain server", unknownState: true, msg: []string{"trylock"},
+	{name: "nothing listening (connection refused)", sentinel: locker.ErrUnavailable, msg: []string{"trylock"},
+		run: func(t *testing.T, e *badEnv, p string) error {
+			b, err := locker.Open(testCtx(t), "redis://127.0.0.1:1/0?prefix="+p)
+			if err != nil {
+				return fmt.Errorf("open: %w", err)
+			}
+			defer b.Close()
+			_, err = mutex(t, b, "k").TryLock(testCtx(t))
+			return err
+		}},
+	{name: "TLS against a plain server", sentinel: locker.ErrInvalid, msg: []string{"does not speak TLS"},
 		run: func(t *testing.T, e *badEnv, p string) error {
 			b, err := locker.Open(testCtx(t), "rediss://"+e.plain.Addr()+"/0?prefix="+p+"&dial_timeout=300ms")
 			if err != nil {
