@@ -175,3 +175,21 @@ func testContextBound(ctx context.Context, t *testing.T, s *suite) {
 	require.NoError(t, err, "the Mutex is usable once the store answers")
 	require.NoError(t, l.Unlock(ctx))
 }
+
+func testWaiterAtExpiry(ctx context.Context, t *testing.T, s *suite) {
+	key := s.key(t, "")
+	b := s.backend(ctx, t)
+	// A holder that never unlocks: its lease runs out, and nothing is
+	// published. The waiter must try again as it runs out, not a poll or a
+	// safety net later.
+	start := time.Now()
+	g, err := b.TryLock(ctx, key, locker.NewOwner(), 3*s.unit)
+	require.NoError(t, err)
+	require.True(t, g.Acquired)
+	waiter := s.mutex(t, s.backend(ctx, t), key)
+	l, err := waiter.Lock(ctx, locker.WithLease(s.long))
+	require.NoError(t, err)
+	late := time.Since(start) - 3*s.unit
+	assert.Less(t, late, s.h.Granularity()+3*s.unit, "the waiter took the lock %v after the holder's lease ran out", late)
+	require.NoError(t, l.Unlock(ctx))
+}

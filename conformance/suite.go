@@ -50,6 +50,7 @@ var cases = []testCase{
 	{"DoneByDeadline", testDoneByDeadline},
 	{"StaleReentry", testStaleReentry},
 	{"ContextBound", testContextBound},
+	{"WaiterAtExpiry", testWaiterAtExpiry},
 	{"ReleaseNotification", testReleaseNotification},
 	{"WaitQueue", testWaitQueue},
 	{"Inspection", testInspection},

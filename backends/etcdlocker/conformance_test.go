@@ -51,6 +51,12 @@ func (h *harness) Partition(b locker.Backend) error { return h.clients.Cut(b) }
 
 func (h *harness) Heal(b locker.Backend) error { return h.clients.Heal(b) }
 
+// Stall holds the client's connections open and forwards nothing.
+func (h *harness) Stall(b locker.Backend) error { return h.clients.Stall(b) }
+
+// Resume lets the stalled connections go on.
+func (h *harness) Resume(b locker.Backend) error { return h.clients.Heal(b) }
+
 // NewUnreachableBackend opens a backend from a URL of addr, as a user
 // would.
 func (h *harness) NewUnreachableBackend(ctx context.Context, addr string) (locker.Backend, error) {
@@ -59,6 +65,7 @@ func (h *harness) NewUnreachableBackend(ctx context.Context, addr string) (locke
 
 var (
 	_ conformance.Partitioner = (*harness)(nil)
+	_ conformance.Staller     = (*harness)(nil)
 	_ conformance.Unreachable = (*harness)(nil)
 )
 

@@ -279,12 +279,14 @@ func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Durati
 }
 
 // remaining converts a PTTL reply to a lease; -1 (no expiry) and -2 (no
-// key) are unknown.
+// key) are unknown. PTTL counts whole milliseconds, so a lease in its last
+// one reads 0: it is reported as a millisecond, since 0 would mean unknown
+// and send a waiter to sleep long past the expiry.
 func remaining(pttl int64) time.Duration {
-	if pttl <= 0 {
+	if pttl < 0 {
 		return 0
 	}
-	return time.Duration(pttl) * time.Millisecond
+	return time.Duration(max(pttl, 1)) * time.Millisecond
 }
 
 func replyArray(reply any, n int) ([]any, error) {

@@ -24,7 +24,7 @@ import (
 type proxyDialer struct {
 	mu      sync.Mutex
 	proxies map[string]*tcpproxy.Proxy
-	cut     bool
+	mode    tcpproxy.Mode // of new proxies
 	closed  bool
 }
 
@@ -45,8 +45,11 @@ func (d *proxyDialer) dial(ctx context.Context, network, addr string) (net.Conn,
 			d.mu.Unlock()
 			return nil, err
 		}
-		if d.cut {
+		switch d.mode {
+		case tcpproxy.Cut:
 			p.Cut()
+		case tcpproxy.Stalled:
+			p.Stall()
 		}
 		d.proxies[addr] = p
 	}
@@ -64,18 +67,18 @@ func (d *proxyDialer) each(f func(*tcpproxy.Proxy)) {
 	}
 }
 
-func (d *proxyDialer) partition() {
-	d.mu.Lock()
-	d.cut = true
-	d.mu.Unlock()
-	d.each((*tcpproxy.Proxy).Cut)
-}
+func (d *proxyDialer) partition() { d.set(tcpproxy.Cut, (*tcpproxy.Proxy).Cut) }
 
-func (d *proxyDialer) heal() {
+func (d *proxyDialer) stall() { d.set(tcpproxy.Stalled, (*tcpproxy.Proxy).Stall) }
+
+func (d *proxyDialer) heal() { d.set(tcpproxy.Open, (*tcpproxy.Proxy).Heal) }
+
+// set puts every proxy, and those made later, in mode m.
+func (d *proxyDialer) set(m tcpproxy.Mode, f func(*tcpproxy.Proxy)) {
 	d.mu.Lock()
-	d.cut = false
+	d.mode = m
 	d.mu.Unlock()
-	d.each((*tcpproxy.Proxy).Heal)
+	d.each(f)
 }
 
 func (d *proxyDialer) close() {
@@ -140,6 +143,21 @@ func (h *harness) Heal(b locker.Backend) error {
 	d.heal()
 	return nil
 }
+
+// Stall makes b's connections, open and new, forward nothing.
+func (h *harness) Stall(b locker.Backend) error {
+	d, err := h.dialer(b)
+	if err != nil {
+		return err
+	}
+	d.stall()
+	return nil
+}
+
+// Resume is Heal: a stalled connection goes on with what it held.
+func (h *harness) Resume(b locker.Backend) error { return h.Heal(b) }
+
+var _ conformance.Staller = (*harness)(nil)
 
 // NewUnreachableBackend opens a backend from a URL of addr, as a user
 // would.

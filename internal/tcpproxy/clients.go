@@ -48,6 +48,16 @@ func (c *Clients) Cut(client any) error {
 	return err
 }
 
+// Stall holds client's connections open and forwards nothing, as a paused
+// server or a blackholed link would, until Heal.
+func (c *Clients) Stall(client any) error {
+	p, err := c.proxy(client)
+	if err == nil {
+		p.Stall()
+	}
+	return err
+}
+
 // Heal lets client reach the server again.
 func (c *Clients) Heal(client any) error {
 	p, err := c.proxy(client)
