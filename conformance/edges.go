@@ -193,3 +193,18 @@ func testWaiterAtExpiry(ctx context.Context, t *testing.T, s *suite) {
 	assert.Less(t, late, s.h.Granularity()+3*s.unit, "the waiter took the lock %v after the holder's lease ran out", late)
 	require.NoError(t, l.Unlock(ctx))
 }
+
+func testHolderLabel(ctx context.Context, t *testing.T, s *suite) {
+	key := s.key(t, "")
+	b := s.backend(ctx, t)
+	m := s.mutex(t, b, key, locker.WithLabel("conformance-holder"))
+	if _, ok := b.(locker.Inspector); !ok {
+		t.Skip("the backend cannot inspect")
+	}
+	l, err := m.Lock(ctx, locker.WithLease(s.long))
+	require.NoError(t, err)
+	st, err := s.mutex(t, s.backend(ctx, t), key).Inspect(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "conformance-holder", st.Label, "the store keeps the holder's label with the hold")
+	require.NoError(t, l.Unlock(ctx))
+}

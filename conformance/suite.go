@@ -51,6 +51,7 @@ var cases = []testCase{
 	{"StaleReentry", testStaleReentry},
 	{"ContextBound", testContextBound},
 	{"WaiterAtExpiry", testWaiterAtExpiry},
+	{"HolderLabel", testHolderLabel},
 	{"ReleaseNotification", testReleaseNotification},
 	{"WaitQueue", testWaitQueue},
 	{"Inspection", testInspection},

@@ -78,6 +78,10 @@ type State struct {
 	Held bool
 	// Owner is the holder's identity; empty when not held.
 	Owner string
+	// Label is the holder's label (see WithLabel), read from Owner by
+	// Mutex.Inspect: who holds the lock, for people. Empty when not held,
+	// when the holder has none, and in what a backend returns.
+	Label string
 	// Holds is the holder's hold count; 0 when not held.
 	Holds int
 	// Remaining is the holder's remaining lease; 0 when not held.

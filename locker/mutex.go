@@ -20,6 +20,8 @@ type Mutex struct {
 	lock          Lockable
 	owner         string
 	sharedOwner   bool
+	label         string
+	labelSet      bool
 	watchdogLease time.Duration
 	// sem holds one token while a Lease of this Mutex is live, or while a
 	// background cleanup of its last call runs.
@@ -57,6 +59,18 @@ func NewMutex(l Lockable, opts ...MutexOption) (*Mutex, error) {
 	}
 	if err := checkLease(l, m.watchdogLease, "watchdog lease"); err != nil {
 		return nil, opError("new", l.Name(), err)
+	}
+	switch {
+	case !m.sharedOwner:
+		if !m.labelSet {
+			m.label = defaultLabel()
+		}
+		m.owner = labelled(m.owner, m.label)
+	case m.labelSet:
+		m.owner = labelled(m.owner, m.label)
+	}
+	if len(m.owner) > maxOwnerLen {
+		return nil, opError("new", l.Name(), invalid(fmt.Sprintf("owner and label of %d bytes, longer than %d", len(m.owner), maxOwnerLen)))
 	}
 	return m, nil
 }
@@ -176,6 +190,7 @@ func (m *Mutex) Inspect(ctx context.Context) (State, error) {
 		return State{}, opError("inspect", m.Name(), unsupported("inspection"))
 	}
 	st, err := in.Inspect(ctx)
+	st.Label = labelOf(st.Owner)
 	return st, opError("inspect", m.Name(), err)
 }
 

@@ -65,4 +65,10 @@
 // before any member is contacted; calls after Close wrap locker.ErrClosed.
 // Any error other than these and ErrNotHeld means the outcome is unknown; it
 // names each member that failed and why.
+//
+// # Holder labels
+//
+// A holder's label (locker.WithLabel) travels in the owner identity, which
+// every member keeps with its hold: Inspect on the MultiLock, or on any one
+// member's store, reports the same label.
 package multilock

@@ -191,4 +191,10 @@
 // wrapping locker.ErrNotHeld when the quorum does not hold the lock. Any
 // other error means the outcome is unknown; it names each member that
 // failed and why.
+//
+// # Holder labels
+//
+// A holder's label (locker.WithLabel) travels in the owner identity, which
+// every member keeps with its hold: Inspect on the RedLock, or on any one
+// member's store, reports the same label.
 package redlock

@@ -100,4 +100,11 @@
 // See Open for the parameters. A backend opened from a URL owns its client
 // and closes it on Close; a backend made with New over a caller's client
 // never closes that client.
+//
+// # Holder labels
+//
+// A holder's label (locker.WithLabel) is part of its owner identity, which
+// the lock key's value keeps: Inspect returns it with the owner, and
+// Mutex.Inspect reports it as State.Label. Names and owners are bounded by
+// locker.MaxNameLen and 256 bytes, well within etcd's request limit.
 package etcdlocker

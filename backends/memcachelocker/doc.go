@@ -96,4 +96,11 @@
 //
 // See OpenURL. A backend opened from a URL owns its client and closes it on
 // Close; a backend made with New never closes the caller's client.
+//
+// # Holder labels
+//
+// A holder's label (locker.WithLabel) is part of its owner identity, which
+// the lock item's value keeps: Inspect returns it with the owner, and
+// Mutex.Inspect reports it as State.Label. Long names are hashed into item
+// keys, so every name up to locker.MaxNameLen fits memcached's 250 bytes.
 package memcachelocker

@@ -42,4 +42,10 @@
 // The stores live as long as the process: a mem URL never reaches another
 // process. The URL takes no user, port, path, query parameter or fragment;
 // any of them is an error wrapping locker.ErrInvalid.
+//
+// # Holder labels
+//
+// A holder's label (locker.WithLabel) is part of its owner identity, which
+// the store keeps with the hold: Inspect returns it with the owner, and
+// Mutex.Inspect reports it as State.Label.
 package memlocker

@@ -136,4 +136,11 @@
 // name. Any other error (a timeout, a lost connection, a server error)
 // leaves the outcome unknown: the operation may have run. The backend never
 // lets go-redis retry a script, which could count a hold twice.
+//
+// # Holder labels
+//
+// A holder's label (locker.WithLabel) is part of its owner identity, the
+// field of the lock hash: Inspect returns it with the owner, and
+// Mutex.Inspect reports it as State.Label. It costs the label's bytes in
+// every command that names the owner.
 package redislocker

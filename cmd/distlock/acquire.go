@@ -45,7 +45,11 @@ func (a *app) acquire(ctx context.Context, f *runFlags, name string, sigs <-chan
 		}
 		return nil, nil, code
 	}
-	m, err := locker.New(backend, name, locker.WithWatchdogLease(f.watchdog))
+	opts := []locker.MutexOption{locker.WithWatchdogLease(f.watchdog)}
+	if f.label != "" {
+		opts = append(opts, locker.WithLabel(f.label))
+	}
+	m, err := locker.New(backend, name, opts...)
 	if err != nil {
 		backend.Close()
 		a.errorf("%v", err)

@@ -31,7 +31,7 @@ func tokenOf(t *testing.T, line string) uint64 {
 func TestRunHoldsTheLockAcrossProcesses(t *testing.T) {
 	srv := redistest.Start(t)
 	env := []string{"DISTLOCK_BACKEND=redis://" + srv.Addr()}
-	holder := start(t, env, "run", "--watchdog", "1500ms", "job", "--", "sh", "-c", holderScript)
+	holder := start(t, env, "run", "--watchdog", "1500ms", "--label", "deployer-7", "job", "--", "sh", "-c", holderScript)
 	token := tokenOf(t, holder.expectLine("token="))
 	assert.NotZero(t, token)
 
@@ -48,6 +48,7 @@ func TestRunHoldsTheLockAcrossProcesses(t *testing.T) {
 	assert.Equal(t, exitOK, r.code)
 	assert.Contains(t, r.stdout, "held:      yes")
 	assert.Contains(t, r.stdout, "holds:     1")
+	assert.Contains(t, r.stdout, "label:     deployer-7", "status says who holds it")
 	assert.Contains(t, r.stdout, "token:     "+strconv.FormatUint(token, 10))
 	r = distlock(t, env, "status", "--json", "job")
 	assert.Equal(t, exitOK, r.code)
@@ -55,6 +56,7 @@ func TestRunHoldsTheLockAcrossProcesses(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &st))
 	assert.True(t, st.Held)
 	assert.NotEmpty(t, st.Holder)
+	assert.Equal(t, "deployer-7", st.Label)
 	assert.Equal(t, token, st.Token)
 	assert.Positive(t, st.RemainingMS)
 	assert.LessOrEqual(t, st.RemainingMS, int64(1500), "the watchdog lease was 1.5s")

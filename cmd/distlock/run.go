@@ -25,6 +25,7 @@ type runFlags struct {
 	lease    optionalDuration
 	watchdog time.Duration
 	grace    time.Duration
+	label    string
 	verbose  bool
 }
 
@@ -37,6 +38,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 	fs.Var(&f.lease, "lease", "hold the lock for a fixed lease `D` (at least 10ms), not renewed: CMD is stopped when it runs out (default: a renewed lease, see --watchdog)")
 	fs.DurationVar(&f.watchdog, "watchdog", locker.DefaultWatchdogLease, "lease `D` (at least 10ms) that is renewed every D/3 while CMD runs; a lost lock is noticed within D/3")
 	fs.DurationVar(&f.grace, "grace", defaultGrace, "time `D` a CMD whose lock was lost has between SIGTERM and SIGKILL")
+	fs.StringVar(&f.label, "label", "", "`TEXT` stored with the hold, shown by distlock status (default host:pid; at most 64 bytes)")
 	fs.BoolVar(&f.verbose, "verbose", false, "report waiting, acquiring and releasing the lock on stderr")
 	fs.Usage = func() { runUsage(fs) }
 

@@ -17,6 +17,7 @@ type statusReport struct {
 	Lock      string        `json:"lock"`
 	Held      bool          `json:"held"`
 	Holder    string        `json:"holder,omitempty"`
+	Label     string        `json:"label,omitempty"`
 	Holds     int           `json:"holds,omitempty"`
 	Remaining time.Duration `json:"-"`
 	// RemainingMS is Remaining in milliseconds, for JSON.
@@ -51,7 +52,7 @@ func (a *app) status(ctx context.Context, args []string) int {
 		}
 		return exitUnavailable
 	}
-	r := statusReport{Lock: name, Held: st.Held, Holder: st.Owner, Holds: st.Holds, Remaining: st.Remaining, Token: st.Token}
+	r := statusReport{Lock: name, Held: st.Held, Holder: st.Owner, Label: st.Label, Holds: st.Holds, Remaining: st.Remaining, Token: st.Token}
 	if *asJSON {
 		r.RemainingMS = r.Remaining.Milliseconds()
 		out, _ := json.Marshal(r)
@@ -71,6 +72,9 @@ func (r statusReport) print(a *app) {
 	if r.Held {
 		fmt.Fprintf(w, "held:\tyes\n")
 		fmt.Fprintf(w, "holder:\t%s\n", r.Holder)
+		if r.Label != "" {
+			fmt.Fprintf(w, "label:\t%s\n", r.Label)
+		}
 		fmt.Fprintf(w, "holds:\t%d\n", r.Holds)
 		fmt.Fprintf(w, "remaining:\t%v\n", r.Remaining.Round(time.Millisecond))
 	} else {
