@@ -20,6 +20,8 @@ type Mutex struct {
 	owner         string
 	sharedOwner   bool
 	watchdogLease time.Duration
+	// clock times the Mutex's leases, renewals and waits.
+	clock Clock
 	// sem holds one token while a Lease of this Mutex is live.
 	sem chan struct{}
 }
@@ -43,6 +45,7 @@ func NewMutex(l Lockable, opts ...MutexOption) (*Mutex, error) {
 		lock:          l,
 		owner:         NewOwner(),
 		watchdogLease: DefaultWatchdogLease,
+		clock:         clockOf(l),
 		sem:           make(chan struct{}, 1),
 	}
 	for _, opt := range opts {

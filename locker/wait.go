@@ -70,7 +70,7 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 		if sub != nil {
 			woken = sub.next()
 		}
-		start = time.Now()
+		start = m.clock.Now()
 		if queued {
 			g, err = queue.TryLockQueued(ctx, m.owner, ttl, queuePatience)
 		} else {
@@ -81,7 +81,7 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 				return Grant{}, start, m.abandon(ctx, err)
 			}
 			failed = err
-			if err := sleep(ctx, jitter(poll), woken); err != nil {
+			if err := sleep(ctx, m.clock, jitter(poll), woken); err != nil {
 				return Grant{}, start, m.abandon(ctx, failed)
 			}
 			poll = min(poll*2, maxPoll)
@@ -94,7 +94,7 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 			}
 		}
 		failed = nil // a refusal shows that no failed attempt took the lock
-		if g.Acquired && !late(g, start, ttl) {
+		if g.Acquired && !late(m.clock, g, start, ttl) {
 			return g, start, nil
 		}
 		if g.Acquired {
@@ -130,7 +130,7 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 		if queued {
 			delay = min(delay, queueRefresh)
 		}
-		if err := sleep(ctx, jitter(delay), woken); err != nil {
+		if err := sleep(ctx, m.clock, jitter(delay), woken); err != nil {
 			return Grant{}, start, err
 		}
 	}
@@ -140,7 +140,7 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 // that failed with err.
 func (m *Mutex) canRideOut(ctx context.Context, wait bool, answered time.Time, err error) bool {
 	return wait && !m.sharedOwner && ctx.Err() == nil && IsUnknown(err) &&
-		!answered.IsZero() && time.Since(answered) < rideOut
+		!answered.IsZero() && m.clock.Now().Sub(answered) < rideOut
 }
 
 // trim gives back the holds that failed attempts took, which the hold
@@ -205,8 +205,8 @@ func (m *Mutex) release(ctx context.Context) error {
 
 // late reports whether a grant's lease had run out by the time its reply
 // arrived, counting from the start of the attempt.
-func late(g Grant, start time.Time, ttl time.Duration) bool {
-	return time.Since(start) >= validity(g, ttl)
+func late(c Clock, g Grant, start time.Time, ttl time.Duration) bool {
+	return c.Now().Sub(start) >= validity(g, ttl)
 }
 
 // bounded returns the holder's remaining lease capped at limit, or limit
@@ -228,9 +228,9 @@ func jitter(d time.Duration) time.Duration {
 	return half + rand.N(half) + time.Millisecond
 }
 
-// sleep waits for d, a wake-up on woken, or the end of ctx.
-func sleep(ctx context.Context, d time.Duration, woken <-chan struct{}) error {
-	t := time.NewTimer(d)
+// sleep waits for d on c, a wake-up on woken, or the end of ctx.
+func sleep(ctx context.Context, c Clock, d time.Duration, woken <-chan struct{}) error {
+	t := newTimer(c, d)
 	defer t.Stop()
 	select {
 	case <-t.C:
