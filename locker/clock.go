@@ -2,11 +2,12 @@ package locker
 
 import "time"
 
-// Clock tells a Mutex the time. A Mutex times its leases (Lease.Done and
-// Lease.Deadline), its watchdog's renewals and its waits by the clock of the
-// backend its lock lives on, so that a test can drive them all with the
-// store's fake clock (memlocker.ManualClock) instead of sleeping. Contexts
-// are not affected: their deadlines are the caller's, in real time.
+// Clock tells a Mutex the time. A Mutex on a KeyLock times its leases
+// (Lease.Done and Lease.Deadline), its watchdog's renewals and its waits by
+// its backend's clock (see Clocked), so that a test can drive them all with
+// the store's fake clock (memlocker.ManualClock) instead of sleeping.
+// Contexts are not affected: their deadlines are the caller's, in real
+// time.
 type Clock interface {
 	// Now returns the current time.
 	Now() time.Time

@@ -66,7 +66,9 @@ func (l *Lease) Owner() string { return l.m.owner }
 
 // Done returns a channel that is closed when the hold ends: when it is
 // unlocked, or when the lock is lost (the lease ran out, a renewal found it
-// gone, or a renewal could not reach the store before the lease ended).
+// gone, or no renewal reached the store before the lease ended). It closes
+// no later than Deadline, on watchdog leases too: a local timer ends the
+// lease then, whatever renewals are still under way.
 func (l *Lease) Done() <-chan struct{} { return l.done }
 
 // Err returns nil while the hold lasts, then ErrReleased after Unlock or an
@@ -77,8 +79,9 @@ func (l *Lease) Err() error {
 	return l.err
 }
 
-// Deadline returns when the lease ends by this process's clock, counted
-// conservatively from the start of the attempt that took or last renewed it.
+// Deadline returns when the lease ends by the Mutex's clock (see Clock),
+// counted conservatively from the start of the attempt that took or last
+// renewed it.
 func (l *Lease) Deadline() time.Time {
 	l.mu.Lock()
 	defer l.mu.Unlock()
