@@ -38,7 +38,7 @@ var cleanups sync.WaitGroup
 // the store does; the Mutex's next call waits for the cleanup instead (see
 // enter), so that a release meant for an old hold never drops a new one.
 // The cleanup tries until the holds it gives back would have expired
-// anyway, at until.
+// anyway, at until by the Mutex's clock.
 func (m *Mutex) finish(ctx context.Context, c cleanup, until time.Time) {
 	if !c.empty() {
 		gctx, cancel := graced(ctx)
@@ -49,10 +49,14 @@ func (m *Mutex) finish(ctx context.Context, c cleanup, until time.Time) {
 		<-m.sem
 		return
 	}
+	// The cleanup's retries run in real time, so that one never waits on a
+	// clock that a test has stopped; until is on the Mutex's clock.
+	left := until.Sub(m.clock.Now())
 	if c.holds == 0 {
 		// A queue entry lapses with the waiter's patience.
-		until = time.Now().Add(queuePatience)
+		left = queuePatience
 	}
+	until = time.Now().Add(left)
 	done := make(chan struct{})
 	m.mu.Lock()
 	m.cleaning = done

@@ -29,6 +29,15 @@
 // for a few seconds once the store has answered it, and gives back any hold
 // such an attempt took.
 //
+// # Clocks
+//
+// A Mutex times its leases (Lease.Deadline, and Done closing at it, renewed
+// or not), its watchdog's renewals and its waits by a Clock: the backend's
+// when the lock is a KeyLock on a Clocked backend, such as a memlocker
+// store with a ManualClock, so that tests drive the store and the Mutex
+// with one fake clock; the system clock otherwise. Context deadlines are
+// always real time.
+//
 // # Guarantees
 //
 // A lease is a promise that holds only while the holder's clock and the

@@ -23,8 +23,10 @@ type Lease struct {
 	mu       sync.Mutex
 	err      error     // why done closed
 	deadline time.Time // local, conservative end of the lease
-	expiry   *time.Timer
-	unlocked bool
+	// stopExpiry stops the timer that ends the lease at its deadline,
+	// renewed or not: Done closes by Deadline even when a renewal hangs.
+	stopExpiry func() bool
+	unlocked   bool
 	// watchers are the contexts of Context, cancelled when the hold ends.
 	watchers    map[int]context.CancelCauseFunc
 	nextWatcher int
@@ -32,13 +34,13 @@ type Lease struct {
 
 func newLease(m *Mutex, g Grant, start time.Time, ttl time.Duration, renew bool) *Lease {
 	l := &Lease{m: m, token: g.Token, holds: g.Holds, ttl: ttl, done: make(chan struct{})}
+	// The timer and the first renewal may run before the assignments.
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	l.deadline = start.Add(validity(g, ttl))
+	l.stopExpiry = m.clock.At(l.deadline, l.expire)
 	if renew {
 		l.renewal = startRenewal(l, start)
-	} else {
-		l.mu.Lock() // the timer may fire before the assignment
-		l.expiry = time.AfterFunc(time.Until(l.deadline), l.expire)
-		l.mu.Unlock()
 	}
 	return l
 }
@@ -67,7 +69,9 @@ func (l *Lease) Owner() string { return l.m.owner }
 
 // Done returns a channel that is closed when the hold ends: when it is
 // unlocked, or when the lock is lost (the lease ran out, a renewal found it
-// gone, or a renewal could not reach the store before the lease ended).
+// gone, or no renewal reached the store before the lease ended). It closes
+// no later than Deadline, on watchdog leases too: a local timer ends the
+// lease then, whatever renewals are still under way.
 func (l *Lease) Done() <-chan struct{} { return l.done }
 
 // Err returns nil while the hold lasts, then ErrReleased after Unlock or an
@@ -78,8 +82,9 @@ func (l *Lease) Err() error {
 	return l.err
 }
 
-// Deadline returns when the lease ends by this process's clock, counted
-// conservatively from the start of the attempt that took or last renewed it.
+// Deadline returns when the lease ends by the Mutex's clock (see Clock),
+// counted conservatively from the start of the attempt that took or last
+// renewed it.
 func (l *Lease) Deadline() time.Time {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -105,7 +110,7 @@ func (l *Lease) Unlock(ctx context.Context) error {
 
 	l.stopRenewal()
 	err := l.m.lock.Unlock(ctx, l.m.owner)
-	if lost == nil && !time.Now().Before(deadline) {
+	if lost == nil && !l.m.clock.Now().Before(deadline) {
 		lost = fmt.Errorf("%w: the lease ran out", ErrLost)
 	}
 	l.end(ErrReleased)
@@ -143,7 +148,7 @@ func (l *Lease) Extend(ctx context.Context, d time.Duration) error {
 	case lost != nil:
 		return opError("extend", l.m.Name(), lost)
 	}
-	start := time.Now()
+	start := l.m.clock.Now()
 	err := l.m.lock.Expire(ctx, l.m.owner, d)
 	if errors.Is(err, ErrNotHeld) {
 		l.end(fmt.Errorf("%w: the store no longer holds it", ErrLost))
@@ -152,54 +157,78 @@ func (l *Lease) Extend(ctx context.Context, d time.Duration) error {
 	if err != nil {
 		return opError("extend", l.m.Name(), err)
 	}
-	l.renewed(start, d)
+	if err := l.renewed(start, d); err != nil {
+		return opError("extend", l.m.Name(), err)
+	}
 	if l.renewal != nil {
 		l.renewal.advance(start.Add(d / 3))
 	}
 	return nil
 }
 
-// renewed records a successful renewal of d started at start.
-func (l *Lease) renewed(start time.Time, d time.Duration) {
+// renewed records a successful renewal of d started at start, and returns
+// the error the lease ended with when it had ended first. A reply that
+// comes after the deadline does not revive the lease: Done may have
+// closed, and another owner may have held the lock meanwhile.
+func (l *Lease) renewed(start time.Time, d time.Duration) error {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.err != nil {
-		return
+	if err := l.err; err != nil {
+		l.mu.Unlock()
+		return err
+	}
+	now := l.m.clock.Now()
+	if !now.Before(l.deadline) {
+		l.mu.Unlock()
+		l.end(l.ranOut())
+		return l.Err()
 	}
 	l.deadline = start.Add(d)
-	if l.expiry != nil {
-		l.expiry.Reset(time.Until(l.deadline))
-	}
+	l.stopExpiry()
+	l.stopExpiry = l.m.clock.At(l.deadline, l.expire)
+	l.mu.Unlock()
+	return nil
 }
 
-// expire ends a fixed lease whose time ran out.
+// expire ends a lease whose time ran out.
 func (l *Lease) expire() {
 	l.mu.Lock()
-	early := time.Now().Before(l.deadline)
-	if early { // Extend moved the deadline while the timer fired.
+	early := l.m.clock.Now().Before(l.deadline)
+	if early { // a renewal moved the deadline while the timer fired
 		l.mu.Unlock()
 		return
 	}
 	l.mu.Unlock()
-	l.end(fmt.Errorf("%w: the lease ran out", ErrLost))
+	l.end(l.ranOut())
 }
 
-// end closes Done with reason, once.
+// ranOut is why a lease ends at its deadline.
+func (l *Lease) ranOut() error {
+	if l.renewal != nil {
+		return fmt.Errorf("%w: the lease ran out before a renewal reached the store", ErrLost)
+	}
+	return fmt.Errorf("%w: the lease ran out", ErrLost)
+}
+
+// end closes Done with reason, once, and takes a watchdog lease out of its
+// scheduler.
 func (l *Lease) end(reason error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if l.err != nil {
+		l.mu.Unlock()
 		return
 	}
 	l.err = reason
-	if l.expiry != nil {
-		l.expiry.Stop()
-	}
+	l.stopExpiry()
 	close(l.done)
-	for _, cancel := range l.watchers {
+	watchers := l.watchers
+	l.watchers = nil
+	l.mu.Unlock()
+	for _, cancel := range watchers {
 		cancel(reason)
 	}
-	l.watchers = nil
+	if l.renewal != nil {
+		l.renewal.drop()
+	}
 }
 
 func (l *Lease) stopRenewal() {

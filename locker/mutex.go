@@ -23,6 +23,8 @@ type Mutex struct {
 	label         string
 	labelSet      bool
 	watchdogLease time.Duration
+	// clock times the Mutex's leases, renewals and waits.
+	clock Clock
 	// sem holds one token while a Lease of this Mutex is live, or while a
 	// background cleanup of its last call runs.
 	sem chan struct{}
@@ -50,6 +52,7 @@ func NewMutex(l Lockable, opts ...MutexOption) (*Mutex, error) {
 		lock:          l,
 		owner:         NewOwner(),
 		watchdogLease: DefaultWatchdogLease,
+		clock:         clockOf(l),
 		sem:           make(chan struct{}, 1),
 	}
 	for _, opt := range opts {

@@ -68,7 +68,7 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 		if sub != nil {
 			woken = sub.next()
 		}
-		start = time.Now()
+		start = m.clock.Now()
 		if queued {
 			g, err = queue.TryLockQueued(ctx, m.owner, ttl, queuePatience)
 		} else {
@@ -79,7 +79,7 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 				return Grant{}, start, m.abandon(err), m.failure(ctx, err)
 			}
 			failed = err
-			if err := sleep(ctx, jitter(poll), woken); err != nil {
+			if err := sleep(ctx, m.clock, jitter(poll), woken); err != nil {
 				return Grant{}, start, m.abandon(failed), m.failure(ctx, failed)
 			}
 			poll = min(poll*2, maxPoll)
@@ -87,7 +87,7 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 		}
 		answered = start
 		failed = nil // an answer shows what the failed attempts left
-		if g.Acquired && late(g, start, ttl) {
+		if g.Acquired && late(m.clock, g, start, ttl) {
 			// The lease ran out before the reply came: another owner may
 			// hold the lock already. Give the stale hold back, and wait
 			// before trying again: a lease this short for this store
@@ -98,7 +98,7 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 			if !wait {
 				return Grant{}, start, cleanup{}, fmt.Errorf("%w: the lease ran out before the store answered", ErrUnavailable)
 			}
-			if err := sleep(ctx, jitter(poll), nil); err != nil {
+			if err := sleep(ctx, m.clock, jitter(poll), nil); err != nil {
 				return Grant{}, start, cleanup{}, fmt.Errorf("%w: the lease ran out before the store answered (%w)", ErrUnavailable, context.Cause(ctx))
 			}
 			poll = min(poll*2, maxPoll)
@@ -153,7 +153,7 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 		if queued {
 			delay = min(delay, queueRefresh)
 		}
-		if err := sleep(ctx, jitter(delay), woken); err != nil {
+		if err := sleep(ctx, m.clock, jitter(delay), woken); err != nil {
 			return Grant{}, start, cleanup{}, err
 		}
 	}
@@ -163,7 +163,7 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 // that failed with err.
 func (m *Mutex) canRideOut(ctx context.Context, wait bool, answered time.Time, err error) bool {
 	return wait && !m.sharedOwner && ctx.Err() == nil && IsUnknown(err) &&
-		!answered.IsZero() && time.Since(answered) < rideOut
+		!answered.IsZero() && m.clock.Now().Sub(answered) < rideOut
 }
 
 // waiterID is what a waiter of this Mutex subscribes to: its owner's turns
@@ -199,8 +199,8 @@ func (m *Mutex) failure(ctx context.Context, err error) error {
 
 // late reports whether a grant's lease had run out by the time its reply
 // arrived, counting from the start of the attempt.
-func late(g Grant, start time.Time, ttl time.Duration) bool {
-	return time.Since(start) >= validity(g, ttl)
+func late(c Clock, g Grant, start time.Time, ttl time.Duration) bool {
+	return c.Now().Sub(start) >= validity(g, ttl)
 }
 
 // bounded returns the holder's remaining lease capped at limit, or limit
@@ -222,9 +222,9 @@ func jitter(d time.Duration) time.Duration {
 	return half + rand.N(half) + time.Millisecond
 }
 
-// sleep waits for d, a wake-up on woken, or the end of ctx.
-func sleep(ctx context.Context, d time.Duration, woken <-chan struct{}) error {
-	t := time.NewTimer(d)
+// sleep waits for d on c, a wake-up on woken, or the end of ctx.
+func sleep(ctx context.Context, c Clock, d time.Duration, woken <-chan struct{}) error {
+	t := newTimer(c, d)
 	defer t.Stop()
 	select {
 	case <-t.C:

@@ -47,23 +47,27 @@ type renewal struct {
 	next     time.Time
 	index    int           // in s.queue; -1 when not queued
 	inflight chan struct{} // closed when the current renewal call returns
-	stopped  bool
+	stopped  bool          // by Unlock, or because the lease ended
 }
 
-// scheduler renews the leases of one group.
+// scheduler renews the leases of one group. Renewals are timed by the
+// group's clock (its backend's); the idle linger, which only bounds the
+// life of the goroutine, by the system clock, so that a scheduler on a
+// stopped fake clock still exits.
 type scheduler struct {
 	group   any
+	clock   Clock
 	batcher BatchExpirer // nil when the group cannot batch
 	wake    chan struct{}
 
 	mu      sync.Mutex
 	queue   renewalQueue
 	running bool
-	// wakeAt is when the running scheduler next wakes by itself: the
-	// earliest renewal, or the end of its idle linger.
+	// wakeAt is when, by s.clock, the running scheduler next wakes by
+	// itself: the earliest renewal, or the end of its idle linger.
 	wakeAt time.Time
-	// emptySince is when the queue last became empty; zero while it has
-	// leases.
+	// emptySince is when, in real time, the queue last became empty; zero
+	// while it has leases.
 	emptySince time.Time
 }
 
@@ -78,7 +82,7 @@ func startRenewal(l *Lease, start time.Time) *renewal {
 	watchdogs.Lock()
 	s, ok := watchdogs.byGroup[group]
 	if !ok {
-		s = &scheduler{group: group, batcher: batcher, wake: make(chan struct{}, 1)}
+		s = &scheduler{group: group, clock: l.m.clock, batcher: batcher, wake: make(chan struct{}, 1)}
 		watchdogs.byGroup[group] = s
 	}
 	watchdogs.Unlock()
@@ -116,28 +120,33 @@ func (s *scheduler) poke() {
 
 // stop removes r from its scheduler and waits for a renewal in flight.
 func (r *renewal) stop() {
+	if inflight := r.drop(); inflight != nil {
+		<-inflight
+	}
+}
+
+// drop removes r from its scheduler, and returns the channel closed when a
+// renewal in flight returns (nil when none is).
+func (r *renewal) drop() (inflight chan struct{}) {
 	s := r.s
 	s.mu.Lock()
 	r.stopped = true
 	if r.index >= 0 {
 		heap.Remove(&s.queue, r.index)
 	}
-	inflight := r.inflight
 	wake := false
 	if len(s.queue) == 0 {
-		now := time.Now()
-		s.emptySince = now
+		s.emptySince = time.Now()
 		// An idle scheduler exits idleLinger from now, not at its next
 		// timer, which may be a third of a lease away.
-		wake = s.wakeAt.After(now.Add(idleLinger))
+		wake = s.wakeAt.After(s.clock.Now().Add(idleLinger))
 	}
+	inflight = r.inflight
 	s.mu.Unlock()
 	if wake {
 		s.poke()
 	}
-	if inflight != nil {
-		<-inflight
-	}
+	return inflight
 }
 
 // advance moves r's next renewal earlier, to at.
@@ -153,16 +162,15 @@ func (r *renewal) advance(at time.Time) {
 }
 
 func (s *scheduler) run() {
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
 	for {
 		s.mu.Lock()
-		now := time.Now()
+		now := s.clock.Now()
+		idle := time.Duration(0)
 		if len(s.queue) == 0 {
 			if s.emptySince.IsZero() {
-				s.emptySince = now
+				s.emptySince = time.Now()
 			}
-			if now.Sub(s.emptySince) >= idleLinger {
+			if idle = time.Since(s.emptySince); idle >= idleLinger {
 				s.running = false
 				s.mu.Unlock()
 				s.retire()
@@ -178,12 +186,15 @@ func (s *scheduler) run() {
 			due = append(due, r)
 		}
 		wait := time.Duration(0)
+		stop := func() bool { return false }
 		switch {
 		case len(due) > 0:
 		case len(s.queue) > 0:
 			wait = s.queue[0].next.Sub(now)
+			stop = s.clock.At(s.queue[0].next, s.poke)
 		default:
-			wait = idleLinger - now.Sub(s.emptySince)
+			wait = idleLinger - idle
+			stop = time.AfterFunc(wait, s.poke).Stop
 		}
 		s.wakeAt = now.Add(wait)
 		s.mu.Unlock()
@@ -192,14 +203,8 @@ func (s *scheduler) run() {
 			s.renew(due)
 			continue
 		}
-		timer.Reset(wait)
-		select {
-		case <-timer.C:
-		case <-s.wake:
-			if !timer.Stop() {
-				<-timer.C
-			}
-		}
+		<-s.wake
+		stop()
 	}
 }
 
@@ -217,7 +222,7 @@ func (s *scheduler) retire() {
 
 // renew renews the due leases and puts back those still held.
 func (s *scheduler) renew(due []*renewal) {
-	start := time.Now()
+	start := s.clock.Now()
 	errs := make([]error, len(due))
 	timeout := due[0].lease.ttl / 3
 	for _, r := range due {
@@ -256,31 +261,27 @@ func (s *scheduler) renew(due []*renewal) {
 }
 
 // settle records the outcome of r's renewal: on success the next renewal is
-// a third of the lease later; when the store no longer holds the lock, or
-// the lease ran out before a renewal got through, the lease is lost;
-// otherwise the renewal is retried soon.
+// a third of the lease later; when the store no longer holds the lock the
+// lease is lost; otherwise the renewal is retried soon, until the lease's
+// own timer ends it at its deadline. A lease that ended meanwhile (its
+// timer, or a success that came too late) is renewed no more.
 func (s *scheduler) settle(r *renewal, start time.Time, err error) {
 	l := r.lease
-	var lost error
 	switch {
 	case err == nil:
-		l.renewed(start, l.ttl)
+		_ = l.renewed(start, l.ttl) // a lease that ended shows in Err below
 	case errors.Is(err, ErrNotHeld):
-		lost = fmt.Errorf("%w: renewal found the lock gone", ErrLost)
-	case !time.Now().Before(l.Deadline()):
-		lost = fmt.Errorf("%w: no renewal got through before the lease ended: %w", ErrLost, err)
+		l.end(fmt.Errorf("%w: renewal found the lock gone", ErrLost))
 	}
-	if lost != nil {
-		l.end(lost)
-	}
+	ended := l.Err() != nil
 	s.mu.Lock()
 	close(r.inflight)
 	r.inflight = nil
-	if !r.stopped && lost == nil {
+	if !r.stopped && !ended {
 		if err == nil {
 			r.next = start.Add(l.ttl / 3)
 		} else {
-			r.next = time.Now().Add(min(l.ttl/10, time.Second))
+			r.next = s.clock.Now().Add(min(l.ttl/10, time.Second))
 		}
 		heap.Push(&s.queue, r)
 	}

@@ -29,6 +29,7 @@ var (
 	_ locker.BatchExpirer  = (*Client)(nil)
 	_ locker.Granular      = (*Client)(nil)
 	_ locker.Queuer        = (*Client)(nil)
+	_ locker.Clocked       = (*Client)(nil)
 )
 
 // Client returns a new client of the store.
@@ -175,6 +176,10 @@ func (c *Client) watch(ctx context.Context, op string, what watched, fn func()) 
 		})
 	}, nil
 }
+
+// Clock implements locker.Clocked: the store's clock (WithClock), or nil
+// for the system clock. A Mutex on the client runs on it.
+func (c *Client) Clock() locker.Clock { return c.store.clock }
 
 // Granularity implements locker.Granular.
 func (c *Client) Granularity() time.Duration {

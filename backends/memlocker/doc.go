@@ -9,6 +9,20 @@
 // A Store is the server; each Client is one connection to it with faults of
 // its own. Locks live only in the process's memory.
 //
+// # Clock
+//
+// A store built WithClock(c) expires its leases by c, and its clients
+// report c (Client.Clock, the locker.Clocked capability), so a
+// locker.Mutex on them runs on c as well: lease deadlines and Done, the
+// watchdog's renewals and the sleeps of a waiting Lock. With a ManualClock a
+// test moves all of them together, without sleeping: Advance calls the
+// timers that fall due, in order, before it returns, so a lease's Done is
+// closed once Advance passes its Deadline. What a timer only starts runs in
+// its own goroutine and may still be under way when Advance returns: a
+// watchdog renewal (wait for Lease.Deadline to move on), or the next
+// attempt of a waiter. Context deadlines stay in real time, and so does
+// everything that only bounds how long goroutines linger.
+//
 // # Wait queue
 //
 // Clients implement locker.Queuer: each key has a first-come queue of

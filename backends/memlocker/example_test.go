@@ -49,6 +49,34 @@ func ExampleManualClock() {
 	// bob after: true token 2
 }
 
+// A Mutex on a store with a ManualClock runs on that clock: its leases,
+// renewals and waits move with Advance, so code built on distlock can be
+// tested without sleeping.
+func ExampleManualClock_mutex() {
+	ctx := context.Background()
+	clock := memlocker.NewManualClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	store := memlocker.NewStore(memlocker.WithClock(clock))
+	m, _ := locker.New(store.Client(), "report")
+
+	lease, _ := m.Lock(ctx, locker.WithLease(time.Minute))
+	fmt.Println("deadline:", lease.Deadline().Format(time.TimeOnly))
+
+	clock.Advance(time.Minute) // closes Done before it returns
+	select {
+	case <-lease.Done():
+		fmt.Println("done:", lease.Err())
+	default:
+		fmt.Println("still held")
+	}
+	held, _ := m.IsLocked(ctx)
+	fmt.Println("held by the store:", held)
+	lease.Unlock(ctx)
+	// Output:
+	// deadline: 00:01:00
+	// done: lock lost: the lease ran out
+	// held by the store: false
+}
+
 func ExampleClient_TimeoutNext() {
 	ctx := context.Background()
 	client := memlocker.New()

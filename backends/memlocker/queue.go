@@ -85,5 +85,5 @@ func (s *Store) dequeue(key, owner string) []*locker.Callback {
 		return nil
 	}
 	delete(s.locks, key)
-	return s.handOff(key, s.clock.Now())
+	return s.handOff(key, s.now())
 }

@@ -17,7 +17,7 @@ func (s *Store) Restart() {
 	s.locks = make(map[string]*hold)
 	s.tokens = make(map[string]uint64)
 	s.queues = make(map[string][]waiter)
-	s.restarted = s.clock.Now()
+	s.restarted = s.now()
 	var ws []*locker.Callback
 	for what := range s.watchers {
 		ws = append(ws, s.watchersOf(what)...)
@@ -32,5 +32,5 @@ func (s *Store) uptime() time.Duration {
 	if s.restarted.IsZero() {
 		return 0
 	}
-	return max(s.clock.Now().Sub(s.restarted), time.Nanosecond)
+	return max(s.now().Sub(s.restarted), time.Nanosecond)
 }

@@ -9,7 +9,7 @@ import (
 
 // Store is an in-memory lock server. Clients made by Client share its locks.
 type Store struct {
-	clock       Clock
+	clock       Clock // nil: the system clock
 	granularity time.Duration
 
 	mu       sync.Mutex
@@ -34,7 +34,9 @@ type hold struct {
 // StoreOption configures a Store.
 type StoreOption func(*Store)
 
-// WithClock makes the store expire leases by c instead of the system clock.
+// WithClock makes the store expire leases by c instead of the system clock,
+// and its clients report c (Client.Clock), so that Mutexes on them time
+// their leases, renewals and waits by c too.
 func WithClock(c Clock) StoreOption {
 	return func(s *Store) { s.clock = c }
 }
@@ -49,7 +51,6 @@ func WithGranularity(d time.Duration) StoreOption {
 // NewStore returns an empty store.
 func NewStore(opts ...StoreOption) *Store {
 	s := &Store{
-		clock:    systemClock{},
 		locks:    make(map[string]*hold),
 		tokens:   make(map[string]uint64),
 		watchers: make(map[watched]map[*locker.Callback]struct{}),
@@ -66,11 +67,19 @@ func New(opts ...StoreOption) *Client {
 	return NewStore(opts...).Client()
 }
 
+// now returns the store's time.
+func (s *Store) now() time.Time {
+	if s.clock == nil {
+		return time.Now()
+	}
+	return s.clock.Now()
+}
+
 // live returns key's hold if it has not expired, deleting it if it has.
 // s.mu must be held.
 func (s *Store) live(key string) *hold {
 	h := s.locks[key]
-	if h != nil && !s.clock.Now().Before(h.expires) {
+	if h != nil && !s.now().Before(h.expires) {
 		delete(s.locks, key)
 		return nil
 	}
@@ -94,7 +103,7 @@ func (s *Store) lease(ttl time.Duration) time.Duration {
 func (s *Store) tryLock(key, owner string, ttl, patience time.Duration) (locker.Grant, []*locker.Callback) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := s.clock.Now()
+	now := s.now()
 	var n []*locker.Callback
 	h := s.live(key)
 	if h == nil {
@@ -134,7 +143,7 @@ func (s *Store) unlock(key, owner string) ([]*locker.Callback, error) {
 		return nil, nil
 	}
 	delete(s.locks, key)
-	return s.handOff(key, s.clock.Now()), nil
+	return s.handOff(key, s.now()), nil
 }
 
 func (s *Store) expire(key, owner string, ttl time.Duration) error {
@@ -144,7 +153,7 @@ func (s *Store) expire(key, owner string, ttl time.Duration) error {
 	if h == nil || h.owner != owner {
 		return locker.ErrNotHeld
 	}
-	h.expires = s.clock.Now().Add(s.lease(ttl))
+	h.expires = s.now().Add(s.lease(ttl))
 	return nil
 }
 
@@ -154,7 +163,7 @@ func (s *Store) inspect(key string) locker.State {
 	st := locker.State{Token: s.tokens[key]}
 	if h := s.live(key); h != nil {
 		st.Held, st.Owner, st.Holds = true, h.owner, h.holds
-		st.Remaining = h.expires.Sub(s.clock.Now())
+		st.Remaining = h.expires.Sub(s.now())
 		st.Token = h.token
 	}
 	return st
@@ -170,5 +179,5 @@ func (s *Store) forceUnlock(key string) (bool, []*locker.Callback) {
 		return false, nil
 	}
 	delete(s.locks, key)
-	return true, s.handOff(key, s.clock.Now())
+	return true, s.handOff(key, s.now())
 }
