@@ -28,21 +28,23 @@ type player struct {
 	// fixed lease, a write, a sleep past the lease ignoring Done, and a late
 	// write.
 	pauser bool
-	// lossy makes the client keep one Mutex for the whole run and lose
-	// one Unlock in two (see loseUnlock), so that it locks again a
-	// Mutex whose last release may not have reached the store.
+	// keep makes the client keep one Mutex, and so one owner, for the
+	// whole run: it locks again a Mutex whose last release may not have
+	// reached the store, or may have been lost in a failover.
+	keep bool
+	// lossy makes the client lose one Unlock in two (see loseUnlock).
 	lossy bool
 }
 
 // play takes the lock again and again until the run stops. Each
 // acquisition uses a new Mutex, so each hold has an owner of its own,
-// except on a lossy client: its one Mutex, and so its one owner, must not
-// re-enter a hold that a failed call left behind on the store.
+// unless the client keeps one: that Mutex must not re-enter a hold that a
+// failed call or a failover left behind on the store.
 func (r *run) play(p *player) {
 	held := 0 // holds acquired; a failed attempt does not skip a pause
 	var m *locker.Mutex
 	for n := 0; !r.stopped(); n++ {
-		if m == nil || !p.lossy {
+		if m == nil || !p.keep {
 			var err error
 			if m, err = locker.New(p.backend, r.key, locker.WithWatchdogLease(r.lease)); err != nil {
 				r.hist.failed(err)

@@ -17,9 +17,10 @@ type fault struct {
 	// pauser makes client 0 pause past its lease now and then; the
 	// pauses are the fault.
 	pauser bool
-	// lostUnlocks makes every client keep one Mutex for the whole run
-	// and lose one Unlock in two (see loseUnlock); the losses are the
-	// fault.
+	// keepMutex makes every client keep one Mutex for the whole run.
+	keepMutex bool
+	// lostUnlocks makes every client lose one Unlock in two (see
+	// loseUnlock); the losses are the fault.
 	lostUnlocks bool
 	inject      func(t *testing.T, d *deployment, r *run, until time.Time)
 }
@@ -58,7 +59,7 @@ var (
 
 	// lostUnlockFault: every client re-locks its one Mutex after Unlocks
 	// whose outcome it cannot know, which may leave its hold on the store.
-	lostUnlockFault = fault{name: "lost-unlock", lostUnlocks: true, inject: noFault.inject}
+	lostUnlockFault = fault{name: "lost-unlock", keepMutex: true, lostUnlocks: true, inject: noFault.inject}
 
 	// cutFault cuts one client's connections (to every server, or to a
 	// random minority of a RedLock's), keeps them cut past a lease or

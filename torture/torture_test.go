@@ -22,6 +22,9 @@ var scenarios = []scenario{
 	{config: persistentRedis, fault: killFault, exclusive: true,
 		why: "with appendfsync always the lock and its expiry survive the restart"},
 
+	{config: replicated, fault: failoverFault, exclusive: true,
+		why: "acquisitions are acknowledged by the replica; a Mutex gives back the released hold a failover resurrects rather than re-enter it"},
+
 	{config: redLock, fault: noFault, exclusive: true},
 	{config: redLock, fault: cutFault, exclusive: true,
 		why: "a client cut from a majority cannot renew and loses its lease first"},
