@@ -25,16 +25,16 @@ func (r *run) loseUnlock(p *player, lease *locker.Lease) error {
 	ps := r.links.of(p.id)
 	rand.Shuffle(len(ps), func(i, j int) { ps[i], ps[j] = ps[j], ps[i] })
 	ps = ps[:1+rand.IntN(len(ps))]
-	how := "cut"
+	cut := 0
 	for _, x := range ps {
 		if rand.IntN(2) == 0 {
 			x.Cut()
+			cut++
 		} else {
-			how = "cut or replies stalled"
 			x.StallReplies()
 		}
 	}
-	r.strike("client %d unlocks with %d links %s", p.id, len(ps), how)
+	r.strike("client %d unlocks with %d links cut and %d with replies stalled", p.id, cut, len(ps)-cut)
 	ctx, cancel := context.WithTimeout(context.Background(), lossyUnlockTimeout)
 	defer cancel()
 	err := lease.Unlock(ctx)
