@@ -137,7 +137,7 @@ var badCases = []badCase{
 			}
 			return err
 		}},
-	{name: "non-positive extension", sentinel: locker.ErrInvalid, msg: []string{"non-positive lease"},
+	{name: "non-positive extension", sentinel: locker.ErrInvalid, msg: []string{"lease 0s is shorter than"},
 		run: func(t *testing.T, e *badEnv, p string) error {
 			m := mutex(t, e.redisBackend(t, e.plain, "", p), "k")
 			l, err := m.Lock(testCtx(t))
@@ -240,12 +240,34 @@ var badCases = []badCase{
 				return fmt.Errorf("setup: %w", err)
 			}
 			t.Cleanup(func() { _ = b.Close() })
-			_, lerr := locker.New(b, strings.Repeat("n", 2<<20))
-			resp, err := cli.Get(testCtx(t), p+"/", clientv3.WithPrefix(), clientv3.WithCountOnly())
-			if err != nil || resp.Count != 0 {
-				return fmt.Errorf("keys left on etcd: %v, %v", resp, err)
+			_, err = locker.New(b, strings.Repeat("n", 2<<20))
+			return err
+		}},
+	{name: "name of MaxNameLen on Redis is fine", ok: true,
+		run: func(t *testing.T, e *badEnv, p string) error {
+			l, err := mutex(t, e.redisBackend(t, e.plain, "", p), strings.Repeat("n", locker.MaxNameLen)).Lock(testCtx(t))
+			if err != nil {
+				return err
 			}
-			return lerr
+			return l.Unlock(testCtx(t))
+		}},
+	{name: "name of MaxNameLen on etcd is fine", ok: true,
+		run: func(t *testing.T, e *badEnv, p string) error {
+			cli, err := clientv3.New(etcdtest.ClientConfig(e.etcd.Endpoints()...))
+			if err != nil {
+				return fmt.Errorf("setup: %w", err)
+			}
+			t.Cleanup(func() { _ = cli.Close() })
+			b, err := etcdlocker.New(cli, etcdlocker.WithPrefix(p+"/"))
+			if err != nil {
+				return fmt.Errorf("setup: %w", err)
+			}
+			t.Cleanup(func() { _ = b.Close() })
+			l, err := mutex(t, b, strings.Repeat("n", locker.MaxNameLen)).Lock(testCtx(t))
+			if err != nil {
+				return err
+			}
+			return l.Unlock(testCtx(t))
 		}},
 	{name: "name one byte over MaxNameLen", sentinel: locker.ErrInvalid, msg: []string{"1025 bytes"}, untouched: true,
 		run: func(t *testing.T, e *badEnv, p string) error {

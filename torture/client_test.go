@@ -28,18 +28,28 @@ type player struct {
 	// fixed lease, a write, a sleep past the lease ignoring Done, and a late
 	// write.
 	pauser bool
+	// keep makes the client keep one Mutex, and so one owner, for the
+	// whole run: it locks again a Mutex whose last release may not have
+	// reached the store, or may have been lost in a failover.
+	keep bool
+	// lossy makes the client lose one Unlock in two (see loseUnlock).
+	lossy bool
 }
 
 // play takes the lock again and again until the run stops. Each
-// acquisition uses a new Mutex, so each hold has an owner of its own and a
-// hold left behind by a failed call is never re-entered.
+// acquisition uses a new Mutex, so each hold has an owner of its own,
+// unless the client keeps one: that Mutex must not re-enter a hold that a
+// failed call or a failover left behind on the store.
 func (r *run) play(p *player) {
 	held := 0 // holds acquired; a failed attempt does not skip a pause
+	var m *locker.Mutex
 	for n := 0; !r.stopped(); n++ {
-		m, err := locker.New(p.backend, r.key, locker.WithWatchdogLease(r.lease))
-		if err != nil {
-			r.hist.failed(err)
-			return
+		if m == nil || !p.keep {
+			var err error
+			if m, err = locker.New(p.backend, r.key, locker.WithWatchdogLease(r.lease)); err != nil {
+				r.hist.failed(err)
+				return
+			}
 		}
 		paused := p.pauser && held%3 == 1
 		var opts []locker.LockOption
@@ -67,14 +77,16 @@ func (r *run) play(p *player) {
 		h := &hold{client: p.id, token: lease.Token(), paused: paused, lockCall: call, lockReturn: ret}
 		h.lateGrant = r.since(lease.Deadline()) <= ret
 		if lease.Holds() != 1 {
-			r.violation("hold of client %d has hold count %d on a fresh owner", p.id, lease.Holds())
+			// The client holds no other lease: a count above one is a
+			// hold re-entered that nobody accounts for.
+			r.violation("hold of client %d has hold count %d, though the client holds no other lease", p.id, lease.Holds())
 		}
 		if paused {
 			r.pausedHold(h, lease)
 		} else {
 			r.honestHold(h, lease)
 		}
-		r.unlock(h, lease)
+		r.unlock(p, h, lease)
 		r.hist.add(h)
 		r.pauseBriefly()
 	}
@@ -164,12 +176,18 @@ func (r *run) leave(h *hold, lease *locker.Lease, doneSeen time.Time) {
 	h.doneLag = max(0, doneSeen.Sub(deadline))
 }
 
-// unlock releases h and records how it ended.
-func (r *run) unlock(h *hold, lease *locker.Lease) {
-	ctx, cancel := context.WithTimeout(context.Background(), unlockTimeout)
-	defer cancel()
+// unlock releases h, on a lossy client one time in two with its links
+// impaired, and records how it ended.
+func (r *run) unlock(p *player, h *hold, lease *locker.Lease) {
 	h.unlockCall = r.now()
-	err := lease.Unlock(ctx)
+	var err error
+	if p.lossy && rand.IntN(2) == 0 {
+		err = r.loseUnlock(p, lease)
+	} else {
+		ctx, cancel := context.WithTimeout(context.Background(), unlockTimeout)
+		err = lease.Unlock(ctx)
+		cancel()
+	}
 	h.unlockReturn = r.now()
 	switch {
 	case err == nil:

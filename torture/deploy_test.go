@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -51,6 +52,11 @@ type deployment struct {
 	// memClock is the mem store's clock, moved on in real time until a
 	// fault makes it jump.
 	memClock *memlocker.ManualClock
+	// feeds are the proxies a replica follows its primary through, by
+	// primary; primary is the index in redis of the primary now. Both
+	// are for a replicated deployment only.
+	feeds   []*tcpproxy.Proxy
+	primary atomic.Int32
 	// guard is a RedLock's restart guard; 0 when it has none.
 	guard time.Duration
 	// newBackend makes client i's backend, its connections through

@@ -49,10 +49,16 @@
 //	redis                          a client's connections cut       yes: the holder's lease ends, by its own clock, before the server frees the key
 //	redis                          SIGSTOP/SIGCONT the server       yes: the server's expiry counts from when it ran the call
 //	redis                          holder paused past its lease     yes for valid leases; the paused holder's late write must be rejected
+//	redis                          lost unlocks: links cut or       yes: a Mutex gives back the hold its lost Unlock left behind rather than re-enter it
+//	                               replies stalled during Unlock
 //	redis                          kill -9, restart (empty)         NO: the restarted server forgot the lock; fencing must catch the stale writes
 //	redis-aof: appendfsync always  kill -9, restart                 yes: the lock and its expiry survive the restart
+//	redis-replica: primary and     failover: the primary killed     yes: every grant is on the replica; a Mutex gives back the released hold the promoted replica still has
+//	  replica, acquisitions        after its replica missed a
+//	  acknowledged by it           release, the replica promoted
 //	redlock: 5 Redis, no AOF,      none, cut, SIGSTOP 1-2 members,  yes
 //	  restart guard                holder paused
+//	redlock                        lost unlocks on 1-5 members      yes: the Mutex gives back the holds left behind on any member
 //	redlock                        kill -9 one member at a time     yes: a minority forgets, and a restarted member does not vote within the guard
 //	redlock                        kill -9 three of five at once    yes: the restart guard keeps the forgetful majority out
 //	redlock-noguard                kill -9 three of five at once    NO: a forgetful majority grants the lock to a second owner
@@ -65,6 +71,14 @@
 // cannot fence (etcd, memcached): an attempt whose quorum holds too few
 // fencing members fails rather than grant a hold without a token, so every
 // configuration must carry a token on every hold.
+//
+// In the lost-unlock and failover scenarios each client keeps one Mutex,
+// and so one owner, for the whole run (elsewhere every acquisition takes a
+// new Mutex): a store may then still have a hold that the client's last
+// Unlock meant to end. A Mutex that re-entered it would report a hold
+// count of two, which the client reports as a violation, and carry the
+// old hold's token, which the token-order and linearizability checks
+// catch.
 //
 // # Running
 //

@@ -17,7 +17,12 @@ type fault struct {
 	// pauser makes client 0 pause past its lease now and then; the
 	// pauses are the fault.
 	pauser bool
-	inject func(t *testing.T, d *deployment, r *run, until time.Time)
+	// keepMutex makes every client keep one Mutex for the whole run.
+	keepMutex bool
+	// lostUnlocks makes every client lose one Unlock in two (see
+	// loseUnlock); the losses are the fault.
+	lostUnlocks bool
+	inject      func(t *testing.T, d *deployment, r *run, until time.Time)
 }
 
 // between sleeps a random time in [lo, hi), or until until, and reports
@@ -51,6 +56,10 @@ var (
 
 	// pauseFault: client 0 sleeps past its lease every third hold.
 	pauseFault = fault{name: "pause", pauser: true, inject: noFault.inject}
+
+	// lostUnlockFault: every client re-locks its one Mutex after Unlocks
+	// whose outcome it cannot know, which may leave its hold on the store.
+	lostUnlockFault = fault{name: "lost-unlock", keepMutex: true, lostUnlocks: true, inject: noFault.inject}
 
 	// cutFault cuts one client's connections (to every server, or to a
 	// random minority of a RedLock's), keeps them cut past a lease or

@@ -14,11 +14,16 @@ var scenarios = []scenario{
 		why: "the server's expiry counts from when it ran the call, after the holder's attempt began"},
 	{config: singleRedis, fault: pauseFault, exclusive: true,
 		why: "valid leases never overlap; the paused holder's late write must be rejected"},
+	{config: singleRedis, fault: lostUnlockFault, exclusive: true,
+		why: "a Mutex gives back the hold a lost Unlock left behind rather than re-enter it"},
 	{config: singleRedis, fault: killFault, exclusive: false,
 		why: "a restart without persistence forgets the lock; fencing must catch the stale writes"},
 
 	{config: persistentRedis, fault: killFault, exclusive: true,
 		why: "with appendfsync always the lock and its expiry survive the restart"},
+
+	{config: replicated, fault: failoverFault, exclusive: true,
+		why: "acquisitions are acknowledged by the replica; a Mutex gives back the released hold a failover resurrects rather than re-enter it"},
 
 	{config: redLock, fault: noFault, exclusive: true},
 	{config: redLock, fault: cutFault, exclusive: true,
@@ -27,6 +32,8 @@ var scenarios = []scenario{
 		why: "at most two of five members stall"},
 	{config: redLock, fault: pauseFault, exclusive: true,
 		why: "valid leases never overlap; the paused holder's late write must be rejected"},
+	{config: redLock, fault: lostUnlockFault, exclusive: true,
+		why: "a Mutex gives back the holds a lost Unlock left behind on any member rather than re-enter them"},
 	{config: redLock, fault: killFault, exclusive: true,
 		why: "one member restarts at a time and does not vote within the restart guard"},
 	{config: redLock, fault: killMajorityFault, exclusive: true,
