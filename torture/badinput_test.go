@@ -137,7 +137,7 @@ var badCases = []badCase{
 			}
 			return err
 		}},
-	{name: "non-positive extension", sentinel: locker.ErrInvalid, msg: []string{"lease 0s is shorter than"},
+	{name: "non-positive extension", sentinel: locker.ErrInvalid, msg: []string{"non-positive lease 0s"},
 		run: func(t *testing.T, e *badEnv, p string) error {
 			m := mutex(t, e.redisBackend(t, e.plain, "", p), "k")
 			l, err := m.Lock(testCtx(t))
