@@ -166,9 +166,20 @@ type plainConn struct {
 	denied  string // the -DENIED line, if the server sent one
 }
 
-// NetConn returns the connection underneath, as tls.Conn's does, so
-// go-redis can check the socket's health.
+// NetConn returns the connection underneath, as tls.Conn's does.
 func (c *plainConn) NetConn() net.Conn { return c.Conn }
+
+// SyscallConn exposes the socket underneath. go-redis checks a pooled
+// connection's health on the outer connection only, and only through
+// syscall.Conn: without it, a connection that a restarted server closed
+// would be used, and fail with EOF, instead of being replaced.
+func (c *plainConn) SyscallConn() (syscall.RawConn, error) {
+	sc, ok := c.Conn.(syscall.Conn)
+	if !ok {
+		return nil, fmt.Errorf("%w: %T has no socket", errors.ErrUnsupported, c.Conn)
+	}
+	return sc.SyscallConn()
+}
 
 // Read implements net.Conn.
 func (c *plainConn) Read(p []byte) (int, error) {
