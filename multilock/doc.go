@@ -30,10 +30,17 @@
 //     less elapsed time less drift) is positive; the validity goes out in
 //     locker.Grant.Validity.
 //   - A failed attempt releases every member, including those that refused
-//     and those whose call failed or timed out (their state is unknown). It
-//     reports "not acquired" (so a waiting Mutex tries again) unless every
-//     member may still hold the lock for the owner; then the outcome is
-//     unknown and it returns an error.
+//     and those whose call failed or timed out (their state is unknown),
+//     within the caller's deadline, and in the background for any member
+//     not released by then. It reports "not acquired" (so a Mutex returns
+//     locker.ErrNotAcquired, or waits and tries again) only when a member
+//     refused: another owner holds it. A member that failed or timed out, a
+//     late grant or a budget that ran out mid-attempt is an error wrapping
+//     locker.ErrUnavailable that names the reason and the members; the
+//     outcome is unknown (an error that is none of locker's sentinels) only
+//     on a re-entry whose members may all still hold the lock.
+//   - The member timeout follows each member's observed round trip (see
+//     package redlock): members 100 ms away work with the defaults.
 //   - Unlock releases every member; it returns an error wrapping
 //     locker.ErrNotHeld when some member did not hold the lock (the others
 //     are released all the same). Expire renews every member and returns
@@ -62,7 +69,8 @@
 // # Errors
 //
 // Bad input and bad configuration are errors wrapping locker.ErrInvalid,
-// before any member is contacted; calls after Close wrap locker.ErrClosed.
-// Any error other than these and ErrNotHeld means the outcome is unknown; it
+// before any member is contacted; calls after Close wrap locker.ErrClosed;
+// an attempt the members could not decide wraps locker.ErrUnavailable. Any
+// error other than these and ErrNotHeld means the outcome is unknown; it
 // names each member that failed and why.
 package multilock

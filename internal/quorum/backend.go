@@ -48,7 +48,7 @@ func New(kind Kind, members []locker.Backend, s Settings) (*Backend, error) {
 		if isNil(m) {
 			return nil, fmt.Errorf("%s: %w: member %d is nil", kind.name, locker.ErrInvalid, i+1)
 		}
-		ts[i] = target{b: m, label: fmt.Sprintf("member %d (%s)", i+1, describe(m)), fencer: has(m, capFence)}
+		ts[i] = target{b: m, label: fmt.Sprintf("member %d (%s)", i+1, describe(m)), fencer: has(m, capFence), rtt: new(rtt)}
 	}
 	if err := checkIndependent(ts); err != nil {
 		return nil, fmt.Errorf("%s: %w", kind.name, err)
@@ -143,11 +143,14 @@ func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Durati
 	return b.expire(ctx, key, b.targets(key), owner, ttl)
 }
 
-// Close implements locker.Backend: it closes every member, once, and
-// returns their errors joined. The combinator owns its members.
+// Close implements locker.Backend: it stops the releases that failed
+// attempts left running in the background (the members' leases end them
+// anyway), closes every member, once, and returns their errors joined. The
+// combinator owns its members.
 func (b *Backend) Close() error {
 	b.closeOnce.Do(func() {
 		b.closed.Store(true)
+		b.bg.close() // the members are about to be closed: their releases would fail
 		errs := make([]error, len(b.members))
 		for i, m := range b.members {
 			if err := m.Close(); err != nil {

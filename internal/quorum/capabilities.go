@@ -67,9 +67,8 @@ func (b *Backend) Fence(ctx context.Context, key, owner string, token uint64) er
 			ts = append(ts, t)
 		}
 	}
-	errs := make([]error, len(ts))
-	fanout(ctx, b.s.plainTimeout(), len(ts), func(ctx context.Context, i int) {
-		errs[i] = ts[i].b.(locker.Fencer).Fence(ctx, ts[i].key, owner, token)
-	})
+	_, errs := fanout(ctx, ts, b.s.plain, func(ctx context.Context, i int) (struct{}, error) {
+		return struct{}{}, ts[i].b.(locker.Fencer).Fence(ctx, ts[i].key, owner, token)
+	}, nil)
 	return verdict(b.kind, "fence", key, b.fenceQuorum, ts, errs)
 }

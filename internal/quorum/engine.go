@@ -18,10 +18,12 @@ type engine struct {
 	// must carry a token before it is handed out.
 	fencers     int
 	fenceQuorum int
+	// bg runs the releases failed attempts leave behind.
+	bg *background
 }
 
 func newEngine(kind Kind, s Settings, ts []target) engine {
-	e := engine{kind: kind, s: s, needed: kind.needed(len(ts)), gran: time.Millisecond}
+	e := engine{kind: kind, s: s, needed: kind.needed(len(ts)), gran: time.Millisecond, bg: newBackground()}
 	for _, t := range ts {
 		e.gran = max(e.gran, locker.Granularity(t.b))
 		if t.fencer {

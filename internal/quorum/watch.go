@@ -21,10 +21,12 @@ func (e *engine) watch(ctx context.Context, name string, ts []target, fn func())
 	if err := unsupported(ts, capWatch); err != nil {
 		return nil, fmt.Errorf("%s watch %q: %w", e.kind.name, name, err)
 	}
-	stops := make([]func(), len(ts))
-	errs := make([]error, len(ts))
-	fanout(ctx, e.s.plainTimeout(), len(ts), func(ctx context.Context, i int) {
-		stops[i], errs[i] = ts[i].b.(locker.Notifier).Watch(ctx, ts[i].key, fn)
+	stops, errs := fanout(ctx, ts, e.s.plain, func(ctx context.Context, i int) (func(), error) {
+		return ts[i].b.(locker.Notifier).Watch(ctx, ts[i].key, fn)
+	}, func(_ int, stop func(), err error) {
+		if err == nil && stop != nil {
+			stop() // a watch that came too late: nobody else will stop it
+		}
 	})
 	stopAll := func() {
 		for _, stop := range stops {
