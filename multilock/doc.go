@@ -58,13 +58,16 @@
 //
 // # Optional capabilities
 //
-// Watch (any member's release wakes the waiter), Inspect (held when one
+// Watch (any release by a member that can notify wakes the waiter; members
+// that cannot are not watched, and a release only they see waits for the
+// waiter's safety-net re-check), Inspect (held when one
 // owner holds every member; the hold count and remaining lease are the
 // smallest), ForceUnlock, ExpireBatch (one batch per member, all at once)
 // and Fence all work on a MultiLock, over the members' own. The methods
-// always exist; when a member lacks the capability they fail with an error
-// wrapping errors.ErrUnsupported, and Supports tells which work. MultiKey
-// offers Watch, Inspect and ForceUnlock the same way.
+// always exist; when a member lacks the capability (for Watch: when no
+// member has it) they fail with an error wrapping errors.ErrUnsupported,
+// and Supports tells which work. MultiKey offers Watch, Inspect and
+// ForceUnlock the same way.
 //
 // # Errors
 //

@@ -176,9 +176,16 @@
 // Every capability works on a RedLock, implemented over the members' own
 // (Redisson throws UnsupportedOperationException for these):
 //
-//   - Watch watches every member and calls back on any member's release; it
-//     holds when N/2+1 members are watched, since the others alone cannot
-//     free the lock. stop stops them all.
+//   - Watch watches every member that can notify and calls back on any of
+//     their releases; it holds when one member is watched, since a
+//     holder's Unlock releases every member. A RedLock with members that
+//     cannot notify (memcached) is thus still watchable when one member
+//     can, and a waiting Mutex wakes on a release at once instead of
+//     polling. A release that only unwatched members see (a lease that ran
+//     out there, or a holder that held none of the watched members) is
+//     caught by the waiter's safety-net re-check, at the latest when the
+//     holder's lease would have ended or after a few seconds. stop stops
+//     them all.
 //   - Inspect: held when one owner holds N/2+1 members; Holds and Remaining
 //     are what the best N/2+1 of them have in common; Token is the
 //     combined token.
@@ -190,8 +197,9 @@
 //
 // The methods always exist, so the combinator is a fixed type; when a
 // member lacks the capability they fail with an error wrapping
-// errors.ErrUnsupported (a Mutex then polls instead of waiting for
-// notifications). Supports tells whether every member has it.
+// errors.ErrUnsupported (for Watch: when no member can notify; a Mutex then
+// polls instead of waiting for notifications). Supports tells whether the
+// capability works: every member has it, or for Watch one member.
 //
 // # Guarantees
 //

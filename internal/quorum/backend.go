@@ -163,8 +163,10 @@ func (b *Backend) Close() error {
 }
 
 // Supports reports whether the combinator's optional capability c works:
-// whether every member offers it. The methods exist either way; without
-// the capability they fail with an error wrapping errors.ErrUnsupported.
+// for release notification, whether at least one member notifies (see
+// Watch); for the others, whether every member offers it. The methods
+// exist either way; without the capability they fail with an error
+// wrapping errors.ErrUnsupported.
 func (b *Backend) Supports(c locker.Capability) bool {
 	switch c {
 	case locker.CapWatch:
@@ -178,10 +180,19 @@ func (b *Backend) Supports(c locker.Capability) bool {
 }
 
 // has reports whether the combinator offers c: fencing needs one fencing
-// member, the rest need every member.
+// member and notification one notifying member, the rest need every
+// member.
 func (b *Backend) has(c capability) bool {
-	if c == capFence {
+	switch c {
+	case capFence:
 		return b.fencers > 0
+	case capWatch:
+		for _, t := range b.template {
+			if has(t.b, capWatch) {
+				return true
+			}
+		}
+		return false
 	}
 	return unsupported(b.template, c) == nil
 }

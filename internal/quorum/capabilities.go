@@ -7,10 +7,10 @@ import (
 	"github.com/distlock/distlock/locker"
 )
 
-// Watch implements locker.Notifier: fn is called on any member's release
-// of key. It fails with an error wrapping errors.ErrUnsupported when a
-// member cannot notify, and when fewer than the needed members could be
-// watched.
+// Watch implements locker.Notifier: fn is called on any release of key by
+// a member that can notify; the others are not watched. It fails with an
+// error wrapping errors.ErrUnsupported when no member can notify, and with
+// an error when no member could be watched.
 func (b *Backend) Watch(ctx context.Context, key string, fn func()) (func(), error) {
 	if err := b.check("watch", key); err != nil {
 		return nil, err
