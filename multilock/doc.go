@@ -23,9 +23,13 @@
 // there for the wait budget, the member timeout, the lease phases, the
 // validity and the fencing tokens. In short:
 //
-//   - One attempt asks every member at once; it costs one round trip to the
-//     slowest member, not the sum, and no owner ever waits while holding
-//     part of the set, so locks taken in different orders cannot deadlock.
+//   - One attempt asks the first member in a fixed order (by store, then
+//     key) alone, and only if it grants the lock every other member at
+//     once: two round trips, not one per member. Contenders refused at the
+//     first member take nothing, so simultaneous attempts on a free lock
+//     always have a winner instead of each winning a part and all failing.
+//     No owner ever waits while holding part of the set, so locks taken in
+//     different orders cannot deadlock.
 //   - It succeeds when every member granted the lock and the validity (lease
 //     less elapsed time less drift) is positive; the validity goes out in
 //     locker.Grant.Validity.

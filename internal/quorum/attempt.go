@@ -94,8 +94,18 @@ func (a *attempt) firstLease(ctx context.Context) (time.Duration, bool) {
 	return provisional, true
 }
 
-// lockRound asks every member for the lock at once.
+// lockRound asks the members for the lock: every member at once, or,
+// when the engine has a gate (see gateOf), the gate first and the rest at
+// once only if the gate granted it. The members not asked stay notRun.
 func (a *attempt) lockRound(ctx context.Context, lease time.Duration) {
+	if g := a.e.gate; g >= 0 {
+		a.lockMembers(ctx, lease, func(i int) bool { return i == g })
+		if a.rs[g].state != acquired {
+			return
+		}
+		a.lockMembers(ctx, lease, func(i int) bool { return i != g })
+		return
+	}
 	a.lockMembers(ctx, lease, func(int) bool { return true })
 }
 
