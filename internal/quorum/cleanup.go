@@ -25,7 +25,8 @@ import (
 // be held; ErrClosed when too many members are closed; "not acquired" (a
 // grant with Acquired false, so that a waiting Mutex tries again) when so
 // many members refused, because another owner holds the lock, that the
-// quorum cannot be reached; and otherwise ErrUnavailable, the stores could
+// quorum cannot be reached (of the members, or of the fencing members that
+// must carry the token); and otherwise ErrUnavailable, the stores could
 // not decide, with the reason and the members' errors.
 func (a *attempt) fail(ctx context.Context, reason error) (locker.Grant, error) {
 	reentry := a.reentry()
@@ -60,6 +61,12 @@ func (a *attempt) fail(ctx context.Context, reason error) (locker.Grant, error) 
 	mayHold := a.count(func(r *memberResult) bool { return r.state == acquired || r.state == unknown })
 	closed := a.count(func(r *memberResult) bool { return errors.Is(r.err, locker.ErrClosed) })
 	refusals := a.count(func(r *memberResult) bool { return r.state == refused })
+	fenceRefusals := 0
+	for i, r := range a.rs {
+		if r.state == refused && a.ts[i].fencer {
+			fenceRefusals++
+		}
+	}
 	switch {
 	case errors.Is(reason, locker.ErrInvalid):
 		return locker.Grant{}, fmt.Errorf("%s trylock %q: %w", a.e.kind.name, a.name, reason)
@@ -69,7 +76,10 @@ func (a *attempt) fail(ctx context.Context, reason error) (locker.Grant, error) 
 	case closed > len(a.ts)-a.e.needed:
 		return locker.Grant{}, fmt.Errorf("%s trylock %q: %w: %d of %d members are closed",
 			a.e.kind.name, a.name, locker.ErrClosed, closed, len(a.ts))
-	case refusals > len(a.ts)-a.e.needed:
+	case refusals > len(a.ts)-a.e.needed,
+		a.e.fencers > 0 && fenceRefusals > a.e.fencers-a.e.fenceQuorum:
+		// Another owner holds so many members, or so many of the fencing
+		// ones, that this owner could not have reached the quorum.
 		return locker.Grant{Remaining: a.remaining()}, nil
 	}
 	err := fmt.Errorf("%s trylock %q: %w: %v", a.e.kind.name, a.name, locker.ErrUnavailable, reason)
