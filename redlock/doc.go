@@ -26,7 +26,10 @@
 //     validity left, the lease less the time the attempt took less the clock
 //     drift (lease × 0.01 + 2 ms), is positive. Validity is measured with a
 //     monotonic clock and goes out in locker.Grant.Validity, so the Lease's
-//     Deadline reflects it. Redisson checks no validity.
+//     Deadline reflects it. Redisson checks no validity. The grant's Holds
+//     is the largest hold count among the granting members, so that a hold
+//     one member still has for the owner (resurrected by a failover, or
+//     left by a lost Unlock) shows; repeated Unlocks drain every member.
 //   - A failed attempt releases every member: those that granted the lock,
 //     those that refused it (their Unlock finds another owner and changes
 //     nothing) and those whose call failed or timed out, since such a call

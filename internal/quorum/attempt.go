@@ -209,7 +209,11 @@ func (a *attempt) conclude(ctx context.Context, twoPhase bool, token uint64) (lo
 	}
 	return locker.Grant{
 		Acquired: true,
-		Holds:    kthLargest(holds, a.e.needed),
+		// The largest, not what a quorum has in common: a member that
+		// still has an old hold for the owner (resurrected by a failover,
+		// or left by a lost Unlock) must show, so that the owner can give
+		// it back (each Unlock drops one hold on every member).
+		Holds:    slices.Max(holds),
 		Token:    token,
 		Validity: validity,
 		Uptime:   uptime,

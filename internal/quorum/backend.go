@@ -120,11 +120,15 @@ func (b *Backend) TryLock(ctx context.Context, key, owner string, ttl time.Durat
 	return b.tryLock(ctx, key, b.targets(key), owner, ttl)
 }
 
-// Unlock implements locker.Backend: it drops one hold on every member. It
-// returns nil when the needed members dropped one, an error wrapping
-// ErrNotHeld when so many members did not hold it that the owner did not
-// hold the lock (members that did are released all the same), and an
-// unknown-state error otherwise.
+// Unlock implements locker.Backend: it drops one hold on every member that
+// has one for owner. It returns nil when the needed members dropped one, an
+// error wrapping ErrNotHeld when so many members did not hold it that the
+// owner did not hold the lock (members that did are released all the
+// same), and an unknown-state error otherwise. Repeated Unlocks thus drain
+// every member, also one with more holds than the others (TryLock's
+// Grant.Holds shows the largest hold count): each drops a hold wherever one
+// is left, and reports ErrNotHeld once fewer than the needed members still
+// had one, though a member may have dropped one in that very call.
 func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 	if err := b.check("unlock", key); err != nil {
 		return err
