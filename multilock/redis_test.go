@@ -17,7 +17,8 @@ import (
 // TestConformanceRedis runs the backend contract on a MultiLock of five
 // real Redis servers. The suite takes leases of a few hundred milliseconds
 // on clients whose first call dials a connection (through a proxy, under
-// the race detector): a member timeout of a lease/200 would time such calls
+// the race detector): the default member timeout, a tenth of such a lease
+// before any round trip was seen (50 ms at least), could time such calls
 // out, and a MultiLock tolerates no member failing, so it is set higher.
 func TestConformanceRedis(t *testing.T) {
 	conformance.Run(t, func(_ context.Context, t *testing.T) (conformance.Harness, error) {
