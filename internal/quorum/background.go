@@ -35,6 +35,9 @@ func newBackground() *background {
 // release unlocks t for owner in the background until it succeeds or
 // until, when the lease it might hold has run out.
 func (bg *background) release(t target, owner string, until time.Time, timeout func(*rtt) time.Duration) {
+	if bg.ctx.Err() != nil {
+		return // closing: the members are about to be closed
+	}
 	bg.wg.Go(func() {
 		delay := releaseRetryMin
 		for {
