@@ -38,9 +38,9 @@ const (
 // which takes it with its next attempt. A waiter that gives up leaves the
 // queue, and gives back a reservation it did not take.
 //
-// A waiting Mutex whose attempt fails with an unknown outcome tries again
-// (polling) for up to rideOut after the store last answered it, if its
-// owner is its own: an attempt that then succeeds shows in its hold count
+// A waiting Mutex whose attempt fails with ErrUnavailable, or with an
+// unknown outcome if its owner is its own, tries again (polling) for up to
+// rideOut after the store last answered it: an attempt that then succeeds shows in its hold count
 // whether the failed ones took the lock, and the holds no live Lease
 // accounts for are given back (see holds.go). The first attempt's failure,
 // or a shared owner's, ends the call at once.
@@ -161,9 +161,14 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 
 // canRideOut reports whether a waiting Mutex tries again after an attempt
 // that failed with err.
+// A store that could not decide (ErrUnavailable) left nothing held, so any
+// waiting Mutex tries again; an unknown outcome only a Mutex whose owner is
+// its own, whose next grant shows what the failed attempt took.
 func (m *Mutex) canRideOut(ctx context.Context, wait bool, answered time.Time, err error) bool {
-	return wait && !m.sharedOwner && ctx.Err() == nil && IsUnknown(err) &&
-		!answered.IsZero() && m.clock.Now().Sub(answered) < rideOut
+	if !wait || ctx.Err() != nil || answered.IsZero() || m.clock.Now().Sub(answered) >= rideOut {
+		return false
+	}
+	return errors.Is(err, ErrUnavailable) || (IsUnknown(err) && !m.sharedOwner)
 }
 
 // waiterID is what a waiter of this Mutex subscribes to: its owner's turns

@@ -23,17 +23,28 @@
 // there for the wait budget, the member timeout, the lease phases, the
 // validity and the fencing tokens. In short:
 //
-//   - One attempt asks every member at once; it costs one round trip to the
-//     slowest member, not the sum, and no owner ever waits while holding
-//     part of the set, so locks taken in different orders cannot deadlock.
+//   - One attempt asks the first member in a fixed order (by store, then
+//     key) alone, and only if it grants the lock every other member at
+//     once: two round trips, not one per member. Contenders refused at the
+//     first member take nothing, so simultaneous attempts on a free lock
+//     always have a winner instead of each winning a part and all failing.
+//     No owner ever waits while holding part of the set, so locks taken in
+//     different orders cannot deadlock.
 //   - It succeeds when every member granted the lock and the validity (lease
 //     less elapsed time less drift) is positive; the validity goes out in
 //     locker.Grant.Validity.
 //   - A failed attempt releases every member, including those that refused
-//     and those whose call failed or timed out (their state is unknown). It
-//     reports "not acquired" (so a waiting Mutex tries again) unless every
-//     member may still hold the lock for the owner; then the outcome is
-//     unknown and it returns an error.
+//     and those whose call failed or timed out (their state is unknown),
+//     within the caller's deadline, and in the background for any member
+//     not released by then. It reports "not acquired" (so a Mutex returns
+//     locker.ErrNotAcquired, or waits and tries again) only when a member
+//     refused: another owner holds it. A member that failed or timed out, a
+//     late grant or a budget that ran out mid-attempt is an error wrapping
+//     locker.ErrUnavailable that names the reason and the members; the
+//     outcome is unknown (an error that is none of locker's sentinels) only
+//     on a re-entry whose members may all still hold the lock.
+//   - The member timeout follows each member's observed round trip (see
+//     package redlock): members 100 ms away work with the defaults.
 //   - Unlock releases every member; it returns an error wrapping
 //     locker.ErrNotHeld when some member did not hold the lock (the others
 //     are released all the same). Expire renews every member and returns
@@ -51,19 +62,23 @@
 //
 // # Optional capabilities
 //
-// Watch (any member's release wakes the waiter), Inspect (held when one
+// Watch (any release by a member that can notify wakes the waiter; members
+// that cannot are not watched, and a release only they see waits for the
+// waiter's safety-net re-check), Inspect (held when one
 // owner holds every member; the hold count and remaining lease are the
 // smallest), ForceUnlock, ExpireBatch (one batch per member, all at once)
 // and Fence all work on a MultiLock, over the members' own. The methods
-// always exist; when a member lacks the capability they fail with an error
-// wrapping errors.ErrUnsupported, and Supports tells which work. MultiKey
-// offers Watch, Inspect and ForceUnlock the same way.
+// always exist; when a member lacks the capability (for Watch: when no
+// member has it) they fail with an error wrapping errors.ErrUnsupported,
+// and Supports tells which work. MultiKey offers Watch, Inspect and
+// ForceUnlock the same way.
 //
 // # Errors
 //
 // Bad input and bad configuration are errors wrapping locker.ErrInvalid,
-// before any member is contacted; calls after Close wrap locker.ErrClosed.
-// Any error other than these and ErrNotHeld means the outcome is unknown; it
+// before any member is contacted; calls after Close wrap locker.ErrClosed;
+// an attempt the members could not decide wraps locker.ErrUnavailable. Any
+// error other than these and ErrNotHeld means the outcome is unknown; it
 // names each member that failed and why.
 //
 // # Holder labels

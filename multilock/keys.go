@@ -28,9 +28,10 @@ var (
 
 // Keys returns the lock over locks, named "multilock(k1, k2, ...)". The
 // backends stay the caller's. Two locks that deadlock-prone code would take
-// in different orders are safe here: every attempt asks for all keys at
-// once and releases them all when it fails, so no owner waits while holding
-// part of the set.
+// in different orders are safe here: every attempt asks for the keys
+// without waiting (the first in a fixed order, then the rest at once) and
+// releases them all when it fails, so no owner waits while holding part of
+// the set.
 //
 // Keys fails with an error wrapping locker.ErrInvalid when locks is empty,
 // a lock is nil, two locks are the same key on the same store, or an option

@@ -137,8 +137,10 @@ func TestOverlappingKeySets(t *testing.T) {
 	assert.Zero(t, overlaps.Load(), "two transfers held one account")
 }
 
-// TestKeysCapabilities: Watch, Inspect and ForceUnlock work over the keys,
-// and fail with ErrUnsupported when a key's store lacks them.
+// TestKeysCapabilities: Watch, Inspect and ForceUnlock work over the keys.
+// Inspect and ForceUnlock fail with ErrUnsupported when a key's store lacks
+// them; Watch watches the keys that can notify, and fails so only when none
+// can.
 func TestKeysCapabilities(t *testing.T) {
 	ctx := context.Background()
 	stores := quorumtest.NewMem(2)
@@ -166,8 +168,14 @@ func TestKeysCapabilities(t *testing.T) {
 	require.NoError(t, err)
 	_, err = bare.Inspect(ctx)
 	assert.ErrorIs(t, err, errors.ErrUnsupported)
-	_, err = bare.Watch(ctx, func() {})
-	assert.ErrorIs(t, err, errors.ErrUnsupported)
+	stop, err = bare.Watch(ctx, func() {})
+	require.NoError(t, err, "one key can notify")
+	stop()
 	_, err = bare.ForceUnlock(ctx)
+	assert.ErrorIs(t, err, errors.ErrUnsupported)
+
+	none, err := multilock.Keys([]*locker.KeyLock{key(t, quorumtest.Bare{Backend: cs[0]}, "a"), key(t, quorumtest.Bare{Backend: cs[1]}, "b")})
+	require.NoError(t, err)
+	_, err = none.Watch(ctx, func() {})
 	assert.ErrorIs(t, err, errors.ErrUnsupported)
 }

@@ -59,9 +59,12 @@ type Clock = quorum.Clock
 // identity such as "redis://10.0.0.1:6379/0" from Endpoint.
 type Endpointer = quorum.Endpointer
 
-// WithMemberTimeout bounds each member call by d. The default, for an
-// attempt or renewal with a lease L, is max(50ms, L/200), and 1 s for calls
-// without a lease. It fails with ErrInvalid when d is not positive.
+// WithMemberTimeout bounds each member call by d. The default is per
+// member: for an attempt or renewal with a lease L, 4 × the member's
+// smoothed observed round trip + 50 ms, at most max(50ms, L/10), and
+// L/10 before the member has answered; for calls without a lease 1 s, or
+// the same rule up to 4 s for a slow member. It fails with ErrInvalid when
+// d is not positive.
 func WithMemberTimeout(d time.Duration) Option {
 	return func(s *quorum.Settings) error { return s.SetMemberTimeout(d) }
 }

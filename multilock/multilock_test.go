@@ -40,9 +40,10 @@ func TestNewRejectsBadConfiguration(t *testing.T) {
 	assert.Equal(t, 2, ml.Needed())
 }
 
-// TestAllOrNothing: every member must grant the lock; when one does not,
-// the attempt fails and every member is released, including those whose
-// call timed out after it ran.
+// TestAllOrNothing: every member must grant the lock; when one does not
+// answer, the attempt fails with ErrUnavailable (nobody else holds it) and
+// every member is released, including those whose call timed out after it
+// ran.
 func TestAllOrNothing(t *testing.T) {
 	ctx := context.Background()
 	faults := map[string]func(c *memlocker.Client){
@@ -55,7 +56,7 @@ func TestAllOrNothing(t *testing.T) {
 				stores, cs, ml := memML(t, 3)
 				fault(cs[i])
 				g, err := ml.TryLock(ctx, "k", "o", time.Minute)
-				require.NoError(t, err)
+				require.ErrorIs(t, err, locker.ErrUnavailable)
 				assert.False(t, g.Acquired)
 				assert.Equal(t, quorumtest.Repeat("", 3), stores.Holders(t, "k"))
 				g, err = ml.TryLock(ctx, "k", "o", time.Minute)
@@ -80,20 +81,20 @@ func TestRefusedMember(t *testing.T) {
 	assert.Equal(t, []string{"", "x", ""}, stores.Holders(t, "k"))
 }
 
-// TestUnreachableMembers: a member out of reach fails the attempt; the
-// outcome is unknown only when every member is.
+// TestUnreachableMembers: a member out of reach fails the attempt with
+// ErrUnavailable, not ErrNotAcquired, also when every member is.
 func TestUnreachableMembers(t *testing.T) {
 	ctx := context.Background()
 	stores, cs, ml := memML(t, 3)
 	cs[0].Partition()
 	g, err := ml.TryLock(ctx, "k", "o", time.Minute)
-	require.NoError(t, err, "the reachable members were released: the owner holds nothing")
+	require.ErrorIs(t, err, locker.ErrUnavailable, "the reachable members were released: the owner holds nothing")
 	assert.False(t, g.Acquired)
 	assert.Equal(t, quorumtest.Repeat("", 3), stores.Holders(t, "k"))
 	cs[1].Partition()
 	cs[2].Partition()
 	_, err = ml.TryLock(ctx, "k", "o", time.Minute)
-	require.Error(t, err)
+	require.ErrorIs(t, err, locker.ErrUnavailable)
 	assert.NotErrorIs(t, err, locker.ErrNotAcquired)
 }
 

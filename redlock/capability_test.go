@@ -13,8 +13,8 @@ import (
 	"github.com/distlock/distlock/locker"
 )
 
-// TestWatch hears any member's release, keeps working with a minority of
-// members unwatchable, and hears nothing after stop.
+// TestWatch hears any member's release, keeps working while one member is
+// watchable, and hears nothing after stop.
 func TestWatch(t *testing.T) {
 	ctx := context.Background()
 	stores, cs, rl := memRL(t, 5)
@@ -39,14 +39,15 @@ func TestWatch(t *testing.T) {
 	require.NoError(t, stores.Store(1).Client().Unlock(ctx, "k", "x"))
 	assert.Empty(t, released, "called after stop")
 
-	cs[0].Partition()
-	cs[1].Partition()
+	for _, c := range cs[:4] {
+		c.Partition()
+	}
 	stop, err = rl.Watch(ctx, "k", func() {})
-	require.NoError(t, err, "three watched members are enough")
+	require.NoError(t, err, "one watched member is enough: an Unlock releases every member")
 	stop()
-	cs[2].Partition()
+	cs[4].Partition()
 	_, err = rl.Watch(ctx, "k", func() {})
-	assert.Error(t, err, "two watched members are not")
+	assert.Error(t, err, "no watched member is not")
 }
 
 func drain(c chan struct{}) {
@@ -110,9 +111,10 @@ func TestForceUnlock(t *testing.T) {
 	assert.Error(t, err, "three members out of reach may still hold it")
 }
 
-// TestUnsupportedCapabilities: a member without a capability makes the
-// combinator's method fail with ErrUnsupported before any call, and a Mutex
-// still waits (by polling) when it cannot watch.
+// TestUnsupportedCapabilities: a member without inspection or force
+// unlock makes the combinator's method fail with ErrUnsupported before any
+// call; a member without notification is just not watched, and a Mutex
+// waits through the others.
 func TestUnsupportedCapabilities(t *testing.T) {
 	ctx := context.Background()
 	stores := quorumtest.NewMem(3)
@@ -121,17 +123,24 @@ func TestUnsupportedCapabilities(t *testing.T) {
 	members[1] = quorumtest.Bare{Backend: cs[1]}
 	rl := newRL(t, members)
 
-	_, err := rl.Watch(ctx, "k", func() {})
-	assert.ErrorIs(t, err, errors.ErrUnsupported)
+	stop, err := rl.Watch(ctx, "k", func() {})
+	require.NoError(t, err, "the members that notify are watched")
+	stop()
+	assert.True(t, rl.Supports(locker.CapWatch))
 	_, err = rl.Inspect(ctx, "k")
 	assert.ErrorIs(t, err, errors.ErrUnsupported)
 	_, err = rl.ForceUnlock(ctx, "k")
 	assert.ErrorIs(t, err, errors.ErrUnsupported)
 	assert.ErrorContains(t, err, "member 2")
-	for _, c := range []locker.Capability{locker.CapWatch, locker.CapInspect, locker.CapForceUnlock} {
+	for _, c := range []locker.Capability{locker.CapInspect, locker.CapForceUnlock} {
 		assert.False(t, rl.Supports(c), "capability %d", c)
 	}
-	assert.Zero(t, cs[0].Calls("watch")+cs[0].Calls("inspect")+cs[0].Calls("forceunlock"))
+	assert.Zero(t, cs[0].Calls("inspect")+cs[0].Calls("forceunlock"))
+
+	bare := newRL(t, []locker.Backend{quorumtest.Bare{Backend: stores.Store(0).Client()}, quorumtest.Bare{Backend: stores.Store(1).Client()}})
+	_, err = bare.Watch(ctx, "k", func() {})
+	assert.ErrorIs(t, err, errors.ErrUnsupported, "no member notifies")
+	assert.False(t, bare.Supports(locker.CapWatch))
 
 	holder, err := locker.New(rl, "k")
 	require.NoError(t, err)

@@ -26,23 +26,36 @@
 //     validity left, the lease less the time the attempt took less the clock
 //     drift (lease × 0.01 + 2 ms), is positive. Validity is measured with a
 //     monotonic clock and goes out in locker.Grant.Validity, so the Lease's
-//     Deadline reflects it. Redisson checks no validity.
+//     Deadline reflects it. Redisson checks no validity. The grant's Holds
+//     is the largest hold count among the granting members, so that a hold
+//     one member still has for the owner (resurrected by a failover, or
+//     left by a lost Unlock) shows; repeated Unlocks drain every member.
 //   - A failed attempt releases every member: those that granted the lock,
 //     those that refused it (their Unlock finds another owner and changes
 //     nothing) and those whose call failed or timed out, since such a call
-//     may have run (Redisson's RedisResponseTimeoutException branch). On a
-//     re-entry (the owner already held some member) the members in an
-//     unknown state are left alone instead: an Unlock there could drop the
-//     earlier hold rather than this attempt's.
+//     may have run (Redisson's RedisResponseTimeoutException branch). The
+//     release does not hold the caller past its context's deadline: a
+//     member not released by then is released in the background, retried
+//     until it answers or until the lease it may hold has run out (Close
+//     stops it). On a re-entry (the owner already held some member) the
+//     members in an unknown state are left alone instead: an Unlock there
+//     could drop the earlier hold rather than this attempt's.
 //   - A successful attempt releases the members whose call ended in an
 //     unknown state, in its second round (except on a re-entry, as above);
 //     the members it holds are released by Unlock.
 //   - A failed attempt reports "not acquired" (Grant.Acquired false, no
-//     error), so a waiting Mutex tries again, unless N/2+1 members may still
-//     hold the lock for the owner after the release (they could not be
-//     reached): then the outcome is unknown and TryLock returns an error
-//     that is none of locker's sentinels, which ends a Mutex's wait. Killing
-//     a majority of the stores thus fails a Lock promptly and cleanly.
+//     error; a Mutex turns it into locker.ErrNotAcquired and, if waiting,
+//     tries again) only when another owner holds the lock: more than
+//     N-(N/2+1) members answered no, so no quorum could be reached. Every
+//     other failure to decide is an error wrapping locker.ErrUnavailable,
+//     naming the reason and each member's error: members failed or timed
+//     out (a member's own ErrUnavailable, nothing sent, counts as failed),
+//     the restart guard left members out, no validity was left (a late
+//     grant), or the caller's budget ran out mid-attempt. Nothing is held
+//     afterwards, so a retry is safe. Only when N/2+1 members may still hold
+//     the lock for the owner and are not being released (a re-entry whose
+//     calls timed out) is the outcome unknown: TryLock then returns an error
+//     that is none of locker's sentinels.
 //   - Unlock releases every member and succeeds when N/2+1 did; Expire
 //     (renewal) succeeds when N/2+1 members renewed, and returns ErrNotHeld
 //     once more than N-(N/2+1) members no longer hold the lock, so the
@@ -66,18 +79,27 @@
 // attempt (TryLock with a zero wait) can still be made. Cancelling the
 // context cancels the calls at once.
 //
-// The member timeout defaults to max(50 ms, lease/200): 50 ms for a 10 s
-// lease, the top of the 5–50 ms range the Redis documentation suggests, and
-// 150 ms for the Mutex's default 30 s watchdog lease. An attempt's two
-// rounds then spend at most 1% of a long lease, as much as the drift
-// allowance, so most of the lease stays valid (and whatever they spend is
+// The member timeout is per member and follows the round trips the RedLock
+// has observed to it: 4 × its smoothed round trip + 50 ms, at most a tenth
+// of the lease (and at least 50 ms), and a tenth of the lease before the
+// member has answered anything (1 s for a 10 s lease). A call that times
+// out raises the member's estimate to half that timeout, so the next one
+// waits about twice as long, up to the bound. A fixed share of the lease
+// (Redis's documentation suggests 5–50 ms for a 10 s lease) makes a
+// healthy store 100 ms away unusable; a timeout that follows the round trip
+// keeps it usable, keeps a near store's timeout near 50 ms, and the bound
+// keeps a dead one from eating the lease (whatever the rounds spend is
 // subtracted from the validity anyway). 50 ms is the floor because a call
 // that must first dial a connection (and perhaps handshake TLS), or that
 // waits behind a busy scheduler, easily takes more than 10 ms even on
-// loopback, and timing out a healthy member fails the attempt. Calls
-// without a lease (Unlock, Inspect, Watch, ForceUnlock, and releasing a
-// failed attempt) are bounded by 1 s. WithMemberTimeout sets one timeout
+// loopback. Calls without a lease (Unlock, Inspect, Watch, ForceUnlock,
+// Fence, and releasing a failed attempt) are bounded by 1 s, or by the
+// same rule up to 4 s for a slow member. WithMemberTimeout sets one timeout
 // for every call.
+//
+// Every call returns by its context's deadline (plus a few milliseconds),
+// whatever the members do: a member call still running 20 ms after its
+// deadline is abandoned, and its member's state taken as unknown.
 //
 // Redisson's tryLock(wait, lease) takes members with a lease of twice the
 // wait and sets the requested lease in a second phase, so that a lock taken
@@ -157,9 +179,16 @@
 // Every capability works on a RedLock, implemented over the members' own
 // (Redisson throws UnsupportedOperationException for these):
 //
-//   - Watch watches every member and calls back on any member's release; it
-//     holds when N/2+1 members are watched, since the others alone cannot
-//     free the lock. stop stops them all.
+//   - Watch watches every member that can notify and calls back on any of
+//     their releases; it holds when one member is watched, since a
+//     holder's Unlock releases every member. A RedLock with members that
+//     cannot notify (memcached) is thus still watchable when one member
+//     can, and a waiting Mutex wakes on a release at once instead of
+//     polling. A release that only unwatched members see (a lease that ran
+//     out there, or a holder that held none of the watched members) is
+//     caught by the waiter's safety-net re-check, at the latest when the
+//     holder's lease would have ended or after a few seconds. stop stops
+//     them all.
 //   - Inspect: held when one owner holds N/2+1 members; Holds and Remaining
 //     are what the best N/2+1 of them have in common; Token is the
 //     combined token.
@@ -171,8 +200,9 @@
 //
 // The methods always exist, so the combinator is a fixed type; when a
 // member lacks the capability they fail with an error wrapping
-// errors.ErrUnsupported (a Mutex then polls instead of waiting for
-// notifications). Supports tells whether every member has it.
+// errors.ErrUnsupported (for Watch: when no member can notify; a Mutex then
+// polls instead of waiting for notifications). Supports tells whether the
+// capability works: every member has it, or for Watch one member.
 //
 // # Guarantees
 //
@@ -187,10 +217,11 @@
 //
 // Bad input (empty key or owner, non-positive lease) and bad configuration
 // are errors wrapping locker.ErrInvalid, before any member is contacted.
-// Calls after Close wrap locker.ErrClosed. Unlock and Expire return errors
-// wrapping locker.ErrNotHeld when the quorum does not hold the lock. Any
-// other error means the outcome is unknown; it names each member that
-// failed and why.
+// Calls after Close wrap locker.ErrClosed. A TryLock that could not decide
+// returns an error wrapping locker.ErrUnavailable (see the rules). Unlock
+// and Expire return errors wrapping locker.ErrNotHeld when the quorum does
+// not hold the lock. Any other error means the outcome is unknown; it names
+// each member that failed and why.
 //
 // # Holder labels
 //

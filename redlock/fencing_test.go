@@ -98,7 +98,7 @@ func TestTokenNeedsAFencedMajority(t *testing.T) {
 		})
 	}
 	g, err := rl.TryLock(ctx, "k", locker.NewOwner(), time.Minute)
-	require.NoError(t, err)
+	require.ErrorIs(t, err, locker.ErrUnavailable)
 	assert.False(t, g.Acquired, "only 2 of 5 members carry the token")
 	assert.Equal(t, quorumtest.Repeat("", 5), stores.Holders(t, "k"))
 
@@ -169,8 +169,32 @@ func TestTooFewFencingMembers(t *testing.T) {
 
 	cs[0].Partition()
 	g, err = rl.TryLock(ctx, "k", "o", time.Minute)
-	require.NoError(t, err)
+	require.ErrorIs(t, err, locker.ErrUnavailable)
 	assert.False(t, g.Acquired, "one of two fencing members is no majority of them, though four of five members are a quorum")
 	assert.Zero(t, g.Token)
 	assert.Equal(t, quorumtest.Repeat("", 5), stores.Holders(t, "k"), "the failed attempt released every member")
+}
+
+// TestFencingMemberHeldByAnother: another owner on a fencing member, where
+// the fencing members' majority is all of them, is another owner holding
+// the lock ("not acquired"), not stores that could not decide, although a
+// quorum of all members granted it.
+func TestFencingMemberHeldByAnother(t *testing.T) {
+	ctx := context.Background()
+	stores := quorumtest.NewMem(3)
+	cs := stores.Clients()
+	members := quorumtest.Backends(cs)
+	members[2] = quorumtest.Bare{Backend: cs[2]} // no fencing
+	rl := newRL(t, members)
+	stores.Take(t, "k", "x", time.Minute, 0)
+
+	g, err := rl.TryLock(ctx, "k", "o", time.Minute)
+	require.NoError(t, err)
+	assert.False(t, g.Acquired)
+	assert.Positive(t, g.Remaining)
+	assert.Equal(t, []string{"x", "", ""}, stores.Holders(t, "k"))
+	m, err := locker.New(rl, "k")
+	require.NoError(t, err)
+	_, err = m.TryLock(ctx)
+	assert.ErrorIs(t, err, locker.ErrNotAcquired)
 }

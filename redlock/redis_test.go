@@ -81,7 +81,8 @@ func TestRedisRestartGuard(t *testing.T) {
 
 	y := newRL(t, stores.Clients(t))
 	g, err = y.TryLock(ctx, "k", "Y", 10*time.Second)
-	require.NoError(t, err)
+	require.ErrorIs(t, err, locker.ErrUnavailable)
+	assert.ErrorContains(t, err, "restart guard")
 	assert.False(t, g.Acquired, "restarted servers must not vote within the guard")
 
 	unguarded := newRL(t, stores.Clients(t), redlock.WithRestartGuard(0))

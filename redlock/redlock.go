@@ -79,9 +79,11 @@ type Clock = quorum.Clock
 type Endpointer = quorum.Endpointer
 
 // WithMemberTimeout bounds each member call of an attempt or renewal by d
-// (and every other member call too). The default, for an attempt with a
-// lease L, is max(50ms, L/200): see the package documentation. It fails
-// with ErrInvalid when d is not positive.
+// (and every other member call too). The default is per member: for an
+// attempt with a lease L, 4 × the member's smoothed observed round trip +
+// 50 ms, at most max(50ms, L/10), and L/10 before the member has answered;
+// see the package documentation. It fails with ErrInvalid when d is not
+// positive.
 func WithMemberTimeout(d time.Duration) Option {
 	return func(s *quorum.Settings) error { return s.SetMemberTimeout(d) }
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/distlock/distlock/backends/memlocker"
 	"github.com/distlock/distlock/internal/quorumtest"
+	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/redlock"
 )
 
@@ -33,7 +34,9 @@ func TestRestartGuard(t *testing.T) {
 
 	y := newRL(t, quorumtest.Backends(stores.Clients()), redlock.WithClock(clock))
 	gy, err := y.TryLock(ctx, "k", "Y", 10*time.Second)
-	require.NoError(t, err)
+	require.ErrorIs(t, err, locker.ErrUnavailable, "the stores could not decide")
+	assert.NotErrorIs(t, err, locker.ErrNotAcquired)
+	assert.ErrorContains(t, err, "restart guard")
 	assert.False(t, gy.Acquired, "restarted stores must not vote within the guard")
 	assert.Equal(t, []string{"", "", "", "X", "X"}, stores.Holders(t, "k"), "Y's holds on the restarted stores are released")
 
@@ -66,7 +69,7 @@ func TestRestartGuardCoversTheLease(t *testing.T) {
 
 	clock.Advance(5 * time.Second)
 	g, err := rl.TryLock(ctx, "k", "Y", 10*time.Second)
-	require.NoError(t, err)
+	require.ErrorIs(t, err, locker.ErrUnavailable)
 	assert.False(t, g.Acquired, "5 s after a restart is within a 10 s lease")
 
 	clock.Advance(6 * time.Second)

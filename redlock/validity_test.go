@@ -52,7 +52,8 @@ func TestValidity(t *testing.T) {
 
 	_, stores, rl = slowByClock(t, 9900*time.Millisecond)
 	g, err = rl.TryLock(ctx, "k", owner, lease)
-	require.NoError(t, err)
+	require.ErrorIs(t, err, locker.ErrUnavailable, "a late grant")
+	assert.ErrorContains(t, err, "no validity left")
 	assert.False(t, g.Acquired, "a quorum with validity %v left must not count", lease-9900*time.Millisecond-drift)
 	assert.Equal(t, quorumtest.Repeat("", 5), stores.Holders(t, "k"), "the members of a quorum without validity are released")
 }
@@ -93,7 +94,8 @@ func TestWaitBudgetBoundsTheCalls(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	g, err := rl.TryLock(ctx, "k", locker.NewOwner(), time.Minute)
-	require.NoError(t, err, "the calls did not run, and the releases say so")
+	require.ErrorIs(t, err, locker.ErrUnavailable, "the budget ran out mid-attempt: the stores could not decide")
+	assert.NotErrorIs(t, err, locker.ErrNotAcquired)
 	assert.False(t, g.Acquired, "calls bounded by the budget end before the members answer")
 	assert.Equal(t, quorumtest.Repeat("", 5), stores.Holders(t, "k"))
 }
@@ -121,7 +123,7 @@ func TestLastAttemptAfterTheBudget(t *testing.T) {
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
 	g, err = rl.TryLock(cancelled, "k", owner, time.Minute)
-	require.NoError(t, err)
+	require.ErrorIs(t, err, locker.ErrUnavailable)
 	assert.False(t, g.Acquired, "a cancelled context stops the attempt")
 	assert.Equal(t, quorumtest.Repeat("", 5), stores.Holders(t, "k"))
 }
@@ -172,7 +174,7 @@ func TestLeasePhases(t *testing.T) {
 	// Without a budget, or with one of at least half the lease, there is
 	// one phase.
 	hs[0].SetHook(nil)
-	long, cancel := context.WithTimeout(context.Background(), lease/2)
+	long, cancel := context.WithTimeout(context.Background(), lease/2+time.Second) // still over half when the attempt starts
 	defer cancel()
 	for _, ctx := range []context.Context{context.Background(), long} {
 		g, err = rl.TryLock(ctx, "k", owner, lease)
@@ -200,7 +202,7 @@ func TestLeasePhaseFailure(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	g, err := rl.TryLock(ctx, "k", locker.NewOwner(), 10*time.Second)
-	require.NoError(t, err)
+	require.ErrorIs(t, err, locker.ErrUnavailable)
 	assert.False(t, g.Acquired)
 	assert.Equal(t, quorumtest.Repeat("", 5), stores.Holders(t, "k"))
 

@@ -15,11 +15,12 @@ import (
 type memberState int
 
 const (
-	notRun   memberState = iota // the call did not run: nothing held
-	unknown                     // the call may have run: the member may hold the lock
-	refused                     // another owner holds it
-	acquired                    // the owner holds it
-	released                    // it was acquired or unknown, and has been released
+	notRun    memberState = iota // the call did not run: nothing held
+	unknown                      // the call may have run: the member may hold the lock
+	refused                      // another owner holds it
+	acquired                     // the owner holds it
+	released                     // it was acquired or unknown, and has been released
+	releasing                    // it was acquired or unknown, and is being released in the background
 )
 
 // memberResult is one member's part in an attempt.
@@ -63,7 +64,12 @@ func (e *engine) tryLock(ctx context.Context, name string, ts []target, owner st
 		return a.fail(ctx, err)
 	}
 	if n := a.count(func(r *memberResult) bool { return r.counted }); n < e.needed {
-		return a.fail(ctx, fmt.Errorf("%d of %d members granted the lock, %d needed", n, len(ts), e.needed))
+		reason := fmt.Errorf("%d of %d members granted the lock, %d needed", n, len(ts), e.needed)
+		if guarded := a.count(func(r *memberResult) bool { return r.state == acquired && !r.counted }); guarded > 0 {
+			reason = fmt.Errorf("%w; %d more left out by the restart guard (their store restarted less than %v ago)",
+				reason, guarded, e.s.guardWindow(a.ttl))
+		}
+		return a.fail(ctx, reason)
 	}
 	token := a.token()
 	a.secondRound(ctx, twoPhase, token)
@@ -88,12 +94,36 @@ func (a *attempt) firstLease(ctx context.Context) (time.Duration, bool) {
 	return provisional, true
 }
 
-// lockRound asks every member for the lock at once.
+// lockRound asks the members for the lock: every member at once, or,
+// when the engine has a gate (see gateOf), the gate first and the rest at
+// once only if the gate granted it. The members not asked stay notRun.
 func (a *attempt) lockRound(ctx context.Context, lease time.Duration) {
+	if g := a.e.gate; g >= 0 {
+		a.lockMembers(ctx, lease, func(i int) bool { return i == g })
+		if a.rs[g].state != acquired {
+			return
+		}
+		a.lockMembers(ctx, lease, func(i int) bool { return i != g })
+		return
+	}
+	a.lockMembers(ctx, lease, func(int) bool { return true })
+}
+
+// lockMembers asks the members that ask selects for the lock, at once.
+func (a *attempt) lockMembers(ctx context.Context, lease time.Duration, ask func(i int) bool) {
 	window := a.e.s.guardWindow(a.ttl)
-	fanout(ctx, a.e.s.leaseTimeout(a.ttl), len(a.ts), func(ctx context.Context, i int) {
-		t, r := a.ts[i], &a.rs[i]
-		r.g, r.err = a.tryMember(ctx, t, lease)
+	grants, errs := fanout(ctx, a.ts, a.e.s.forLease(a.ttl), func(ctx context.Context, i int) (locker.Grant, error) {
+		if !ask(i) {
+			return locker.Grant{}, errSkipped
+		}
+		return a.tryMember(ctx, a.ts[i], lease)
+	}, nil)
+	for i := range a.rs {
+		if !ask(i) {
+			continue
+		}
+		r := &a.rs[i]
+		r.g, r.err = grants[i], errs[i]
 		switch {
 		case r.err == nil && r.g.Acquired:
 			r.state = acquired
@@ -102,12 +132,15 @@ func (a *attempt) lockRound(ctx context.Context, lease time.Duration) {
 			r.counted = window == 0 || r.g.Uptime <= 0 || r.g.Uptime >= window
 		case r.err == nil:
 			r.state = refused
-		case errors.Is(r.err, locker.ErrClosed), errors.Is(r.err, locker.ErrInvalid):
+		case errors.Is(r.err, locker.ErrClosed), errors.Is(r.err, locker.ErrInvalid),
+			errors.Is(r.err, locker.ErrUnavailable):
+			// Nothing was sent: nothing to release.
 			r.state = notRun
 		default:
+			// Also an abandoned call: it may still run.
 			r.state = unknown
 		}
-	})
+	}
 }
 
 // floorLead puts an attempt's token floor ahead of the time: a member that
@@ -176,7 +209,11 @@ func (a *attempt) conclude(ctx context.Context, twoPhase bool, token uint64) (lo
 	}
 	return locker.Grant{
 		Acquired: true,
-		Holds:    kthLargest(holds, a.e.needed),
+		// The largest, not what a quorum has in common: a member that
+		// still has an old hold for the owner (resurrected by a failover,
+		// or left by a lost Unlock) must show, so that the owner can give
+		// it back (each Unlock drops one hold on every member).
+		Holds:    slices.Max(holds),
 		Token:    token,
 		Validity: validity,
 		Uptime:   uptime,

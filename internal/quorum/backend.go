@@ -48,7 +48,7 @@ func New(kind Kind, members []locker.Backend, s Settings) (*Backend, error) {
 		if isNil(m) {
 			return nil, fmt.Errorf("%s: %w: member %d is nil", kind.name, locker.ErrInvalid, i+1)
 		}
-		ts[i] = target{b: m, label: fmt.Sprintf("member %d (%s)", i+1, describe(m)), fencer: has(m, capFence)}
+		ts[i] = target{b: m, label: fmt.Sprintf("member %d (%s)", i+1, describe(m)), fencer: has(m, capFence), rtt: new(rtt)}
 	}
 	if err := checkIndependent(ts); err != nil {
 		return nil, fmt.Errorf("%s: %w", kind.name, err)
@@ -120,11 +120,15 @@ func (b *Backend) TryLock(ctx context.Context, key, owner string, ttl time.Durat
 	return b.tryLock(ctx, key, b.targets(key), owner, ttl)
 }
 
-// Unlock implements locker.Backend: it drops one hold on every member. It
-// returns nil when the needed members dropped one, an error wrapping
-// ErrNotHeld when so many members did not hold it that the owner did not
-// hold the lock (members that did are released all the same), and an
-// unknown-state error otherwise.
+// Unlock implements locker.Backend: it drops one hold on every member that
+// has one for owner. It returns nil when the needed members dropped one, an
+// error wrapping ErrNotHeld when so many members did not hold it that the
+// owner did not hold the lock (members that did are released all the
+// same), and an unknown-state error otherwise. Repeated Unlocks thus drain
+// every member, also one with more holds than the others (TryLock's
+// Grant.Holds shows the largest hold count): each drops a hold wherever one
+// is left, and reports ErrNotHeld once fewer than the needed members still
+// had one, though a member may have dropped one in that very call.
 func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 	if err := b.check("unlock", key); err != nil {
 		return err
@@ -143,11 +147,14 @@ func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Durati
 	return b.expire(ctx, key, b.targets(key), owner, ttl)
 }
 
-// Close implements locker.Backend: it closes every member, once, and
-// returns their errors joined. The combinator owns its members.
+// Close implements locker.Backend: it stops the releases that failed
+// attempts left running in the background (the members' leases end them
+// anyway), closes every member, once, and returns their errors joined. The
+// combinator owns its members.
 func (b *Backend) Close() error {
 	b.closeOnce.Do(func() {
 		b.closed.Store(true)
+		b.bg.close() // the members are about to be closed: their releases would fail
 		errs := make([]error, len(b.members))
 		for i, m := range b.members {
 			if err := m.Close(); err != nil {
@@ -160,8 +167,10 @@ func (b *Backend) Close() error {
 }
 
 // Supports reports whether the combinator's optional capability c works:
-// whether every member offers it. The methods exist either way; without
-// the capability they fail with an error wrapping errors.ErrUnsupported.
+// for release notification, whether at least one member notifies (see
+// Watch); for the others, whether every member offers it. The methods
+// exist either way; without the capability they fail with an error
+// wrapping errors.ErrUnsupported.
 func (b *Backend) Supports(c locker.Capability) bool {
 	switch c {
 	case locker.CapWatch:
@@ -175,10 +184,19 @@ func (b *Backend) Supports(c locker.Capability) bool {
 }
 
 // has reports whether the combinator offers c: fencing needs one fencing
-// member, the rest need every member.
+// member and notification one notifying member, the rest need every
+// member.
 func (b *Backend) has(c capability) bool {
-	if c == capFence {
+	switch c {
+	case capFence:
 		return b.fencers > 0
+	case capWatch:
+		for _, t := range b.template {
+			if has(t.b, capWatch) {
+				return true
+			}
+		}
+		return false
 	}
 	return unsupported(b.template, c) == nil
 }

@@ -2,6 +2,7 @@ package quorum
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -41,14 +42,18 @@ func (b *Backend) ExpireBatch(ctx context.Context, renewals []locker.Renewal) []
 	for _, r := range batch {
 		shortest = min(shortest, r.TTL)
 	}
-	results := make([][]error, len(b.members))
-	fanout(ctx, b.s.leaseTimeout(shortest), len(b.members), func(ctx context.Context, m int) {
-		results[m] = expireAll(ctx, b.members[m], batch)
-	})
+	results, abandoned := fanout(ctx, b.template, b.s.forLease(shortest), func(ctx context.Context, m int) ([]error, error) {
+		errs := expireAll(ctx, b.members[m], batch)
+		return errs, errs[0]
+	}, nil)
 	errs := make([]error, len(b.members))
 	for j, r := range batch {
 		for m := range b.members {
-			errs[m] = results[m][j]
+			if errors.Is(abandoned[m], errAbandoned) {
+				errs[m] = errAbandoned
+			} else {
+				errs[m] = results[m][j]
+			}
 		}
 		out[index[j]] = verdict(b.kind, "renew", r.Key, b.needed, b.targets(r.Key), errs)
 	}

@@ -7,10 +7,10 @@ import (
 	"github.com/distlock/distlock/locker"
 )
 
-// Watch implements locker.Notifier: fn is called on any member's release
-// of key. It fails with an error wrapping errors.ErrUnsupported when a
-// member cannot notify, and when fewer than the needed members could be
-// watched.
+// Watch implements locker.Notifier: fn is called on any release of key by
+// a member that can notify; the others are not watched. It fails with an
+// error wrapping errors.ErrUnsupported when no member can notify, and with
+// an error when no member could be watched.
 func (b *Backend) Watch(ctx context.Context, key string, fn func()) (func(), error) {
 	if err := b.check("watch", key); err != nil {
 		return nil, err
@@ -67,9 +67,8 @@ func (b *Backend) Fence(ctx context.Context, key, owner string, token uint64) er
 			ts = append(ts, t)
 		}
 	}
-	errs := make([]error, len(ts))
-	fanout(ctx, b.s.plainTimeout(), len(ts), func(ctx context.Context, i int) {
-		errs[i] = ts[i].b.(locker.Fencer).Fence(ctx, ts[i].key, owner, token)
-	})
+	_, errs := fanout(ctx, ts, b.s.plain, func(ctx context.Context, i int) (struct{}, error) {
+		return struct{}{}, ts[i].b.(locker.Fencer).Fence(ctx, ts[i].key, owner, token)
+	}, nil)
 	return verdict(b.kind, "fence", key, b.fenceQuorum, ts, errs)
 }

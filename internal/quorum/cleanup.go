@@ -11,29 +11,62 @@ import (
 
 // fail ends a failed attempt: it releases every member, those that granted
 // the lock, those that refused it (harmless: their Unlock finds another
-// owner) and those whose state is unknown, all at once and whatever became
-// of the caller's context. On a re-entry the members in an unknown state
-// are left alone, since an Unlock there could drop the owner's earlier hold
-// instead; they keep at most one extra hold until their lease ends.
+// owner) and those whose state is unknown, all at once and within the
+// caller's deadline. A member that granted the lock, or may have, and was
+// not released by then is released in the background (see background):
+// the caller is not held past its deadline, and the release is not lost.
+// On a re-entry the members in an unknown state are left alone, since an
+// Unlock there could drop the owner's earlier hold instead; they keep at
+// most one extra hold until their lease ends.
 //
-// The attempt then reports "not acquired" (so that a waiting Mutex tries
-// again) unless so many members may still hold the lock for the owner that
-// it may in fact be held: then it returns an unknown-state error. Bad input
-// a member found is returned as ErrInvalid.
+// The attempt then reports, in this order: bad input a member found as
+// ErrInvalid; an unknown-state error when so many members may still hold
+// the lock for the owner (and are not being released) that it may in fact
+// be held; ErrClosed when too many members are closed; "not acquired" (a
+// grant with Acquired false, so that a waiting Mutex tries again) when so
+// many members refused, because another owner holds the lock, that the
+// quorum cannot be reached (of the members, or of the fencing members that
+// must carry the token); and otherwise ErrUnavailable, the stores could
+// not decide, with the reason and the members' errors.
 func (a *attempt) fail(ctx context.Context, reason error) (locker.Grant, error) {
 	reentry := a.reentry()
-	fanout(context.WithoutCancel(ctx), a.e.s.plainTimeout(), len(a.ts), func(ctx context.Context, i int) {
-		switch a.rs[i].state {
-		case acquired, refused:
-			a.release(ctx, i)
-		case unknown:
-			if !reentry {
-				a.release(ctx, i)
-			}
+	mustRelease := func(r *memberResult) bool {
+		return r.state == acquired || r.state == unknown && !reentry
+	}
+	// What to release is decided before the calls: a call abandoned by
+	// fanout must not read the results that are settled meanwhile.
+	unlock := make([]bool, len(a.rs))
+	for i := range a.rs {
+		unlock[i] = mustRelease(&a.rs[i]) || a.rs[i].state == refused
+	}
+	_, errs := fanout(ctx, a.ts, a.e.s.plain, func(ctx context.Context, i int) (struct{}, error) {
+		if unlock[i] {
+			return struct{}{}, a.unlockMember(ctx, i)
 		}
-	})
+		return struct{}{}, errSkipped
+	}, nil)
+	for i := range a.rs {
+		if mustRelease(&a.rs[i]) {
+			a.settle(i, errs[i])
+		}
+	}
+	// The lease a member may hold began by now at the latest.
+	until := time.Now().Add(a.ttl)
+	for i := range a.rs {
+		if r := &a.rs[i]; mustRelease(r) {
+			r.state = releasing
+			a.e.bg.release(a.ts[i], a.owner, until, a.e.s.plain)
+		}
+	}
 	mayHold := a.count(func(r *memberResult) bool { return r.state == acquired || r.state == unknown })
 	closed := a.count(func(r *memberResult) bool { return errors.Is(r.err, locker.ErrClosed) })
+	refusals := a.count(func(r *memberResult) bool { return r.state == refused })
+	fenceRefusals := 0
+	for i, r := range a.rs {
+		if r.state == refused && a.ts[i].fencer {
+			fenceRefusals++
+		}
+	}
 	switch {
 	case errors.Is(reason, locker.ErrInvalid):
 		return locker.Grant{}, fmt.Errorf("%s trylock %q: %w", a.e.kind.name, a.name, reason)
@@ -43,18 +76,30 @@ func (a *attempt) fail(ctx context.Context, reason error) (locker.Grant, error) 
 	case closed > len(a.ts)-a.e.needed:
 		return locker.Grant{}, fmt.Errorf("%s trylock %q: %w: %d of %d members are closed",
 			a.e.kind.name, a.name, locker.ErrClosed, closed, len(a.ts))
+	case refusals > len(a.ts)-a.e.needed,
+		a.e.fencers > 0 && fenceRefusals > a.e.fencers-a.e.fenceQuorum:
+		// Another owner holds so many members, or so many of the fencing
+		// ones, that this owner could not have reached the quorum.
+		return locker.Grant{Remaining: a.remaining()}, nil
 	}
-	return locker.Grant{Remaining: a.remaining()}, nil
+	err := fmt.Errorf("%s trylock %q: %w: %v", a.e.kind.name, a.name, locker.ErrUnavailable, reason)
+	if a.count(func(r *memberResult) bool { return r.err != nil }) > 0 {
+		err = fmt.Errorf("%w (%s)", err, memberErrors(a.ts, a.errs()))
+	}
+	return locker.Grant{}, err
 }
 
-// release unlocks member i for the owner. A member that answers, either
-// way, is known not to hold the lock for this attempt any more.
-func (a *attempt) release(ctx context.Context, i int) {
-	t, r := a.ts[i], &a.rs[i]
-	err := t.b.Unlock(ctx, t.key, a.owner)
-	if r.state == refused {
-		return
-	}
+// unlockMember unlocks member i for the owner.
+func (a *attempt) unlockMember(ctx context.Context, i int) error {
+	t := a.ts[i]
+	return t.b.Unlock(ctx, t.key, a.owner)
+}
+
+// settle records the release of member i, which ended with err: a member
+// that answers, either way, is known not to hold the lock for this attempt
+// any more.
+func (a *attempt) settle(i int, err error) {
+	r := &a.rs[i]
 	if err == nil || errors.Is(err, locker.ErrNotHeld) {
 		r.state = released
 		return

@@ -18,10 +18,15 @@ type engine struct {
 	// must carry a token before it is handed out.
 	fencers     int
 	fenceQuorum int
+	// gate is the target an attempt asks first, alone, or -1 when
+	// attempts ask every target at once (see lockRound).
+	gate int
+	// bg runs the releases failed attempts leave behind.
+	bg *background
 }
 
 func newEngine(kind Kind, s Settings, ts []target) engine {
-	e := engine{kind: kind, s: s, needed: kind.needed(len(ts)), gran: time.Millisecond}
+	e := engine{kind: kind, s: s, needed: kind.needed(len(ts)), gran: time.Millisecond, gate: gateOf(kind, ts), bg: newBackground()}
 	for _, t := range ts {
 		e.gran = max(e.gran, locker.Granularity(t.b))
 		if t.fencer {

@@ -10,6 +10,10 @@ import (
 
 var errUnsupported = errors.ErrUnsupported
 
+// errSkipped is what a fanout call returns for a member it was not meant to
+// call: it says nothing about the member's round trip.
+var errSkipped = errors.New("not called")
+
 // memberErrors lists the members' errors, one "label: error" each. They
 // are text, not wrapped: an error whose combined outcome is unknown must not
 // match a sentinel that one member returned.

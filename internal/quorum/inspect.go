@@ -18,11 +18,9 @@ func (e *engine) inspect(ctx context.Context, name string, ts []target) (locker.
 	if err := unsupported(ts, capInspect); err != nil {
 		return locker.State{}, fmt.Errorf("%s inspect %q: %w", e.kind.name, name, err)
 	}
-	states := make([]locker.State, len(ts))
-	errs := make([]error, len(ts))
-	fanout(ctx, e.s.plainTimeout(), len(ts), func(ctx context.Context, i int) {
-		states[i], errs[i] = ts[i].b.(locker.Inspector).Inspect(ctx, ts[i].key)
-	})
+	states, errs := fanout(ctx, ts, e.s.plain, func(ctx context.Context, i int) (locker.State, error) {
+		return ts[i].b.(locker.Inspector).Inspect(ctx, ts[i].key)
+	}, nil)
 	if err := firstInvalid(ts, errs); err != nil {
 		return locker.State{}, fmt.Errorf("%s inspect %q: %w", e.kind.name, name, err)
 	}
@@ -83,11 +81,9 @@ func (e *engine) forceUnlock(ctx context.Context, name string, ts []target) (boo
 	if err := unsupported(ts, capForceUnlock); err != nil {
 		return false, fmt.Errorf("%s forceunlock %q: %w", e.kind.name, name, err)
 	}
-	held := make([]bool, len(ts))
-	errs := make([]error, len(ts))
-	fanout(ctx, e.s.plainTimeout(), len(ts), func(ctx context.Context, i int) {
-		held[i], errs[i] = ts[i].b.(locker.ForceUnlocker).ForceUnlock(ctx, ts[i].key)
-	})
+	held, errs := fanout(ctx, ts, e.s.plain, func(ctx context.Context, i int) (bool, error) {
+		return ts[i].b.(locker.ForceUnlocker).ForceUnlock(ctx, ts[i].key)
+	}, nil)
 	if err := firstInvalid(ts, errs); err != nil {
 		return false, fmt.Errorf("%s forceunlock %q: %w", e.kind.name, name, err)
 	}

@@ -46,6 +46,7 @@ func NewLockable(kind Kind, locks []*locker.KeyLock, s Settings) (*Lockable, err
 			key:    l.Name(),
 			label:  fmt.Sprintf("lock %d (%q on %s)", i+1, l.Name(), describe(b)),
 			fencer: has(b, capFence),
+			rtt:    new(rtt),
 		}
 	}
 	if err := checkIndependent(ts); err != nil {

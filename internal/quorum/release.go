@@ -13,10 +13,9 @@ func (e *engine) unlock(ctx context.Context, name string, ts []target, owner str
 	if owner == "" {
 		return fmt.Errorf("%s unlock %q: %w: empty owner", e.kind.name, name, locker.ErrInvalid)
 	}
-	errs := make([]error, len(ts))
-	fanout(ctx, e.s.plainTimeout(), len(ts), func(ctx context.Context, i int) {
-		errs[i] = ts[i].b.Unlock(ctx, ts[i].key, owner)
-	})
+	_, errs := fanout(ctx, ts, e.s.plain, func(ctx context.Context, i int) (struct{}, error) {
+		return struct{}{}, ts[i].b.Unlock(ctx, ts[i].key, owner)
+	}, nil)
 	return verdict(e.kind, "unlock", name, e.needed, ts, errs)
 }
 
@@ -26,9 +25,8 @@ func (e *engine) expire(ctx context.Context, name string, ts []target, owner str
 		return fmt.Errorf("%s renew %q: %w", e.kind.name, name, err)
 	}
 	ttl = e.roundUp(ttl)
-	errs := make([]error, len(ts))
-	fanout(ctx, e.s.leaseTimeout(ttl), len(ts), func(ctx context.Context, i int) {
-		errs[i] = ts[i].b.Expire(ctx, ts[i].key, owner, ttl)
-	})
+	_, errs := fanout(ctx, ts, e.s.forLease(ttl), func(ctx context.Context, i int) (struct{}, error) {
+		return struct{}{}, ts[i].b.Expire(ctx, ts[i].key, owner, ttl)
+	}, nil)
 	return verdict(e.kind, "renew", name, e.needed, ts, errs)
 }

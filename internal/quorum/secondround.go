@@ -2,6 +2,8 @@ package quorum
 
 import (
 	"context"
+	"errors"
+	"slices"
 
 	"github.com/distlock/distlock/locker"
 )
@@ -56,24 +58,44 @@ func (a *attempt) secondRound(ctx context.Context, twoPhase bool, token uint64) 
 	if !work {
 		return
 	}
-	fanout(ctx, a.e.s.leaseTimeout(a.ttl), len(a.ts), func(ctx context.Context, i int) {
-		r, t := &a.rs[i], a.ts[i]
+	// Each call returns whether it raised the member's token, and the error
+	// of its Expire or Fence, or of its release.
+	// The calls read a copy of the results: one abandoned by fanout must
+	// not read them while they are settled.
+	before := slices.Clone(a.rs)
+	fenced, errs := fanout(ctx, a.ts, a.e.s.forLease(a.ttl), func(ctx context.Context, i int) (bool, error) {
+		r, t := &before[i], a.ts[i]
 		switch r.state {
 		case acquired:
+			if !twoPhase && (!t.fencer || r.fenced) {
+				return false, errSkipped
+			}
 			if twoPhase {
-				if r.second = t.b.Expire(ctx, t.key, a.owner, a.ttl); r.second != nil {
-					return
+				if err := t.b.Expire(ctx, t.key, a.owner, a.ttl); err != nil {
+					return false, err
 				}
 			}
 			if t.fencer && !r.fenced {
-				if r.second = t.b.(locker.Fencer).Fence(ctx, t.key, a.owner, token); r.second == nil {
-					r.fenced = true
-				}
+				err := t.b.(locker.Fencer).Fence(ctx, t.key, a.owner, token)
+				return err == nil, err
 			}
+			return false, nil
 		case unknown:
 			if !reentry {
-				a.release(ctx, i)
+				return false, a.unlockMember(ctx, i)
 			}
 		}
-	})
+		return false, errSkipped
+	}, nil)
+	for i := range a.rs {
+		r := &a.rs[i]
+		switch {
+		case errors.Is(errs[i], errSkipped):
+		case r.state == acquired:
+			r.second = errs[i]
+			r.fenced = r.fenced || fenced[i]
+		case r.state == unknown:
+			a.settle(i, errs[i])
+		}
+	}
 }

@@ -15,18 +15,28 @@ const (
 	// DriftFloor is added to the drift: it covers the stores' expiry
 	// resolution and scheduling delays on short leases.
 	DriftFloor = 2 * time.Millisecond
-	// MinMemberTimeout is the least automatic per-member timeout: a call
-	// that must first dial (and perhaps handshake TLS on) a connection, or
-	// that waits behind a busy scheduler, easily takes more than 10 ms even
-	// on loopback, and timing out a healthy member fails an attempt.
+	// MinMemberTimeout is the floor added to the automatic per-member
+	// timeout: a call that must first dial (and perhaps handshake TLS on) a
+	// connection, or that waits behind a busy scheduler, easily takes more
+	// than 10 ms even on loopback, and timing out a healthy member fails an
+	// attempt.
 	MinMemberTimeout = 50 * time.Millisecond
-	// MemberTimeoutShare sizes the automatic per-member timeout of calls
-	// that carry a lease: lease / MemberTimeoutShare.
-	MemberTimeoutShare = 200
+	// MemberTimeoutShare bounds the automatic per-member timeout of calls
+	// that carry a lease: at most lease / MemberTimeoutShare (but never less
+	// than MinMemberTimeout). It is also the timeout before the engine has
+	// seen the member answer: generous, so that the first call to a distant
+	// member does not fail.
+	MemberTimeoutShare = 10
+	// RTTFactor scales a member's smoothed round trip in its automatic
+	// timeout: RTTFactor × round trip + MinMemberTimeout.
+	RTTFactor = 4
 	// DefaultCallTimeout bounds each member call that carries no lease
 	// (Unlock, Inspect, ForceUnlock, Watch, Fence, and the release of a
 	// failed attempt) when no member timeout is set.
 	DefaultCallTimeout = time.Second
+	// MaxCallTimeout bounds the automatic timeout of a call that carries no
+	// lease, however slow the member has been.
+	MaxCallTimeout = 4 * DefaultCallTimeout
 	// DefaultRestartGuard is the default restart guard of a majority lock:
 	// the Mutex's default watchdog lease, the longest lease most programs
 	// take.
@@ -107,20 +117,34 @@ func (s *Settings) SetClock(c Clock) error {
 	return nil
 }
 
-// leaseTimeout is the per-member timeout of a call carrying a lease of ttl:
-// the configured one, else ttl/MemberTimeoutShare but at least
-// MinMemberTimeout.
-func (s *Settings) leaseTimeout(ttl time.Duration) time.Duration {
+// leaseTimeout is the per-member timeout of a call carrying a lease of ttl
+// to a member whose round trips are r: the configured one, else
+// RTTFactor × the smoothed round trip + MinMemberTimeout, at most
+// ttl/MemberTimeoutShare (or MinMemberTimeout if more), and that upper
+// bound before any round trip was observed. A timeout that follows the
+// member's own round trip keeps a healthy distant member usable, and the
+// bound keeps a dead one from eating the lease.
+func (s *Settings) leaseTimeout(ttl time.Duration, r *rtt) time.Duration {
 	if s.memberTimeout > 0 {
 		return s.memberTimeout
 	}
-	return max(MinMemberTimeout, ttl/MemberTimeoutShare)
+	upper := max(MinMemberTimeout, ttl/MemberTimeoutShare)
+	if rt, ok := r.estimate(); ok {
+		return min(upper, RTTFactor*rt+MinMemberTimeout)
+	}
+	return upper
 }
 
-// plainTimeout is the per-member timeout of a call carrying no lease.
-func (s *Settings) plainTimeout() time.Duration {
+// plainTimeout is the per-member timeout of a call carrying no lease to a
+// member whose round trips are r: the configured one, else
+// DefaultCallTimeout, or more (up to MaxCallTimeout) for a member whose
+// round trip needs it.
+func (s *Settings) plainTimeout(r *rtt) time.Duration {
 	if s.memberTimeout > 0 {
 		return s.memberTimeout
+	}
+	if rt, ok := r.estimate(); ok {
+		return min(MaxCallTimeout, max(DefaultCallTimeout, RTTFactor*rt+MinMemberTimeout))
 	}
 	return DefaultCallTimeout
 }
@@ -153,3 +177,12 @@ func Apply[O ~func(*Settings) error](kind Kind, opts []O) (Settings, error) {
 	}
 	return s, nil
 }
+
+// forLease returns the timeout of member calls carrying a lease of ttl, for
+// fanout.
+func (s *Settings) forLease(ttl time.Duration) func(*rtt) time.Duration {
+	return func(r *rtt) time.Duration { return s.leaseTimeout(ttl, r) }
+}
+
+// plain is the timeout of member calls carrying no lease, for fanout.
+func (s *Settings) plain(r *rtt) time.Duration { return s.plainTimeout(r) }

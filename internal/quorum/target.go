@@ -19,6 +19,9 @@ type target struct {
 	// fencer reports whether b is a locker.Fencer (found once, when the
 	// combinator is made).
 	fencer bool
+	// rtt is the member's observed round trip, shared by every target of
+	// the same member.
+	rtt *rtt
 }
 
 // nested is implemented by the combinators built on this package, through

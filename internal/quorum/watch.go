@@ -7,24 +7,35 @@ import (
 	"github.com/distlock/distlock/locker"
 )
 
-// watch watches every target at once and calls fn on any member's release:
-// a holder's Unlock releases every member, so a waiter hears of it from
-// each member it watches. The watch holds when the needed members are
-// watched, since a lock the watched members do not release cannot become
-// free (the others are fewer than a quorum); the members whose watch failed
-// are then just not watched. stop stops every member's watch, and fn is
-// not called after it returns.
+// watch watches every target that can notify, at once, and calls fn on any
+// of their releases. A holder's Unlock releases every member, so one
+// watched member hears of it: the watch holds when at least one member is
+// watched, and the members that cannot notify, or whose watch failed, are
+// just not watched. A waiter thus wakes on a release at once as long as one
+// member can tell it, and only a release that the watched members do not
+// see (a lease that ran out on an unwatched member, or a holder that held
+// no watched member) waits for the waiter's safety-net re-check (see
+// locker's waiting rules). stop stops every member's watch, and fn is not
+// called after it returns.
 func (e *engine) watch(ctx context.Context, name string, ts []target, fn func()) (func(), error) {
 	if fn == nil {
 		return nil, fmt.Errorf("%s watch %q: %w: nil callback", e.kind.name, name, locker.ErrInvalid)
 	}
-	if err := unsupported(ts, capWatch); err != nil {
-		return nil, fmt.Errorf("%s watch %q: %w", e.kind.name, name, err)
+	var watchable []target
+	for _, t := range ts {
+		if has(t.b, capWatch) {
+			watchable = append(watchable, t)
+		}
 	}
-	stops := make([]func(), len(ts))
-	errs := make([]error, len(ts))
-	fanout(ctx, e.s.plainTimeout(), len(ts), func(ctx context.Context, i int) {
-		stops[i], errs[i] = ts[i].b.(locker.Notifier).Watch(ctx, ts[i].key, fn)
+	if len(watchable) == 0 {
+		return nil, fmt.Errorf("%s watch %q: %w", e.kind.name, name, unsupported(ts, capWatch))
+	}
+	stops, errs := fanout(ctx, watchable, e.s.plain, func(ctx context.Context, i int) (func(), error) {
+		return watchable[i].b.(locker.Notifier).Watch(ctx, watchable[i].key, fn)
+	}, func(_ int, stop func(), err error) {
+		if err == nil && stop != nil {
+			stop() // a watch that came too late: nobody else will stop it
+		}
 	})
 	stopAll := func() {
 		for _, stop := range stops {
@@ -34,15 +45,15 @@ func (e *engine) watch(ctx context.Context, name string, ts []target, fn func())
 		}
 	}
 	watched := 0
-	for i := range ts {
+	for i := range watchable {
 		if errs[i] == nil && stops[i] != nil {
 			watched++
 		}
 	}
-	if err := firstInvalid(ts, errs); err != nil || watched < e.needed {
+	if err := firstInvalid(watchable, errs); err != nil || watched == 0 {
 		stopAll()
 		if err == nil {
-			err = fmt.Errorf("%d of %d members watched, %d needed (%s)", watched, len(ts), e.needed, memberErrors(ts, errs))
+			err = fmt.Errorf("no member of %d could be watched (%s)", len(ts), memberErrors(watchable, errs))
 		}
 		return nil, fmt.Errorf("%s watch %q: %w", e.kind.name, name, err)
 	}
