@@ -40,10 +40,10 @@ const (
 //
 // A waiting Mutex whose attempt fails with ErrUnavailable, or with an
 // unknown outcome if its owner is its own, tries again (polling) for up to
-// rideOut after the store last answered it: an attempt that then succeeds shows in its hold count
-// whether the failed ones took the lock, and the holds no live Lease
-// accounts for are given back (see holds.go). The first attempt's failure,
-// or a shared owner's, ends the call at once.
+// rideOut after the store last answered it: an attempt that then succeeds
+// shows in its hold count whether the failed ones took the lock, and the
+// holds no live Lease accounts for are given back (see holds.go). The
+// first attempt's failure ends the call at once.
 func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) (g Grant, start time.Time, undo cleanup, err error) {
 	var sub *subscription
 	defer func() { sub.close() }()
