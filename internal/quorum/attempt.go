@@ -56,6 +56,9 @@ func (e *engine) tryLock(ctx context.Context, name string, ts []target, owner st
 	if err := validLease(owner, ttl); err != nil {
 		return locker.Grant{}, fmt.Errorf("%s trylock %q: %w", e.kind.name, name, err)
 	}
+	if err := e.bg.settled(ctx, ts, owner); err != nil {
+		return locker.Grant{}, fmt.Errorf("%s trylock %q: %w", e.kind.name, name, err)
+	}
 	a := &attempt{e: e, name: name, ts: ts, owner: owner, asked: ttl, ttl: e.roundUp(ttl), floor: tokenFloor(), rs: make([]memberResult, len(ts))}
 	a.start = e.s.clock.Now()
 	first, twoPhase := a.firstLease(ctx)

@@ -1,0 +1,51 @@
+package quorum
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/locker"
+)
+
+// TestNextAttemptWaitsForTheBackgroundRelease: the release a failed
+// attempt left running must not drop the hold the owner's next attempt
+// takes on that member, or the next holder would count a member it does
+// not hold.
+func TestNextAttemptWaitsForTheBackgroundRelease(t *testing.T) {
+	slow := memlocker.New()
+	members := []locker.Backend{memlocker.New(), memlocker.New(), slow}
+	b, err := New(Majority, members, DefaultSettings(Majority))
+	require.NoError(t, err)
+	defer b.Close()
+
+	slow.SetLatency(400 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	defer cancel()
+	// Two fast members grant, the slow one does not answer in time: a
+	// quorum of two of three, so make one fast member refuse.
+	other := locker.NewOwner()
+	_, err = members[0].TryLock(context.Background(), "k", other, time.Minute)
+	require.NoError(t, err)
+	_, err = b.TryLock(ctx, "k", "o", time.Minute)
+	require.Error(t, err, "one grant of three is no quorum")
+	require.NoError(t, members[0].Unlock(context.Background(), "k", other))
+
+	// The slow member's release is still on its way when the owner tries
+	// again; the slow member answers at once now.
+	slow.SetLatency(0)
+	g, err := b.TryLock(context.Background(), "k", "o", time.Minute)
+	require.NoError(t, err)
+	require.True(t, g.Acquired)
+	b.bg.wg.Wait()
+	for i, m := range members {
+		st, err := m.(locker.Inspector).Inspect(context.Background(), "k")
+		require.NoError(t, err)
+		assert.True(t, st.Held, "member %d: the old release dropped the new hold", i)
+	}
+	require.NoError(t, b.Unlock(context.Background(), "k", "o"))
+}
