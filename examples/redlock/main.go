@@ -77,7 +77,7 @@ func run(ctx context.Context, w io.Writer, c lockconfig.Config) error {
 	}
 
 	la, err := ma.TryLock(ctx)
-	if errors.Is(err, locker.ErrNotAcquired) {
+	if errors.Is(err, locker.ErrUnavailable) {
 		return fmt.Errorf("%w (stores that started less than the restart guard ago do not count; try -restart-guard 0s on fresh servers)", err)
 	}
 	if err != nil {
