@@ -28,6 +28,7 @@ type Lease struct {
 	// watchers are the contexts of Context, cancelled when the hold ends.
 	watchers    map[int]context.CancelCauseFunc
 	nextWatcher int
+	obs         *holdTelemetry // nil without telemetry
 }
 
 func newLease(m *Mutex, g Grant, start time.Time, ttl time.Duration, renew bool) *Lease {
@@ -104,7 +105,7 @@ func (l *Lease) Unlock(ctx context.Context) error {
 	l.mu.Unlock()
 
 	l.stopRenewal()
-	err := l.m.lock.Unlock(ctx, l.m.owner)
+	err := l.m.storeUnlock(ctx)
 	if lost == nil && !time.Now().Before(deadline) {
 		lost = fmt.Errorf("%w: the lease ran out", ErrLost)
 	}
@@ -144,7 +145,7 @@ func (l *Lease) Extend(ctx context.Context, d time.Duration) error {
 		return opError("extend", l.m.Name(), lost)
 	}
 	start := time.Now()
-	err := l.m.lock.Expire(ctx, l.m.owner, d)
+	err := l.m.storeExpire(ctx, d)
 	if errors.Is(err, ErrNotHeld) {
 		l.end(fmt.Errorf("%w: the store no longer holds it", ErrLost))
 		return opError("extend", l.m.Name(), fmt.Errorf("%w: %w", ErrLost, err))
@@ -192,6 +193,7 @@ func (l *Lease) end(reason error) {
 		return
 	}
 	l.err = reason
+	l.obs.end(reason)
 	if l.expiry != nil {
 		l.expiry.Stop()
 	}

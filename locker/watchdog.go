@@ -218,6 +218,7 @@ func (s *scheduler) retire() {
 // renew renews the due leases and puts back those still held.
 func (s *scheduler) renew(due []*renewal) {
 	start := time.Now()
+	observeRound(due)
 	errs := make([]error, len(due))
 	timeout := due[0].lease.ttl / 3
 	for _, r := range due {
@@ -230,7 +231,7 @@ func (s *scheduler) renew(due []*renewal) {
 		for i, r := range due {
 			batch[i] = Renewal{Key: r.lease.m.Name(), Owner: r.lease.m.owner, TTL: r.lease.ttl}
 		}
-		errs = s.batcher.ExpireBatch(ctx, batch)
+		errs = expireBatch(ctx, s.batcher, batch, due)
 		if len(errs) != len(due) {
 			err := fmt.Errorf("backend returned %d results for %d renewals", len(errs), len(due))
 			errs = make([]error, len(due))
@@ -245,7 +246,7 @@ func (s *scheduler) renew(due []*renewal) {
 			limit <- struct{}{}
 			wg.Go(func() {
 				defer func() { <-limit }()
-				errs[i] = r.lease.m.lock.Expire(ctx, r.lease.m.owner, r.lease.ttl)
+				errs[i] = r.lease.m.storeExpire(ctx, r.lease.ttl)
 			})
 		}
 		wg.Wait()
@@ -273,6 +274,7 @@ func (s *scheduler) settle(r *renewal, start time.Time, err error) {
 	if lost != nil {
 		l.end(lost)
 	}
+	l.m.tel.renewal(l, err, lost)
 	s.mu.Lock()
 	close(r.inflight)
 	r.inflight = nil
