@@ -28,7 +28,6 @@ type Lease struct {
 	// watchers are the contexts of Context, cancelled when the hold ends.
 	watchers    map[int]context.CancelCauseFunc
 	nextWatcher int
-	obs         *holdTelemetry // nil without telemetry
 }
 
 func newLease(m *Mutex, g Grant, start time.Time, ttl time.Duration, renew bool) *Lease {
@@ -193,7 +192,7 @@ func (l *Lease) end(reason error) {
 		return
 	}
 	l.err = reason
-	l.obs.end(reason)
+	l.m.tel.holdEnded(l, reason)
 	if l.expiry != nil {
 		l.expiry.Stop()
 	}

@@ -114,6 +114,7 @@ type mutexTelemetry struct {
 	name string
 	// attrs are the attributes every metric and span of the Mutex has.
 	attrs []attribute.KeyValue
+	hold  holdTelemetry
 }
 
 func newMutexTelemetry(t *Telemetry, name string) *mutexTelemetry {

@@ -4,59 +4,76 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 )
 
-// holdTelemetry follows one hold, from its acquisition to its end.
+// holdTelemetry follows a Mutex's hold from its acquisition to its end.
+// A Mutex has one live Lease at a time (its local token admits one, and
+// Unlock ends a Lease before it gives the token back), so one per Mutex
+// does, and Lease needs no field for it.
 type holdTelemetry struct {
-	mt       *mutexTelemetry
+	mu       sync.Mutex
+	lease    *Lease // the hold followed; nil between holds
 	start    time.Time
 	acquired trace.SpanContext // of the call that took the hold
 }
 
-// observe starts following l. The lease may have ended already (a lease
-// this short can run out before its caller sees it): its end is then
-// reported at once.
+// observe starts following l, taken in the span acquired. It holds l's
+// mutex, as Lease.end does, so that a lease this short that ended before
+// its caller saw it has its end reported here, once.
 func (l *Lease) observe(mt *mutexTelemetry, acquired trace.SpanContext) {
-	h := &holdTelemetry{mt: mt, start: time.Now(), acquired: acquired}
 	if mt.metrics != nil {
 		mt.metrics.held.Add(context.Background(), 1, metric.WithAttributes(mt.with()...))
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.obs = h
+	h := &mt.hold
+	h.mu.Lock()
+	h.lease, h.start, h.acquired = l, time.Now(), acquired
+	h.mu.Unlock()
 	if l.err != nil {
-		h.end(l.err)
+		mt.holdEnded(l, l.err)
 	}
 }
 
-// end reports the end of the hold for reason: ErrReleased after Unlock,
-// else a loss. The caller holds the lease's mutex. h may be nil.
-func (h *holdTelemetry) end(reason error) {
-	if h == nil {
+// holdEnded reports the end of l's hold for reason: ErrReleased after
+// Unlock, else a loss. The caller holds l's mutex. A lease not followed
+// yet is reported when it is (see observe).
+func (mt *mutexTelemetry) holdEnded(l *Lease, reason error) {
+	if mt == nil {
 		return
 	}
+	h := &mt.hold
+	h.mu.Lock()
+	if h.lease != l {
+		h.mu.Unlock()
+		return
+	}
+	held, acquired := time.Since(h.start), h.acquired
+	h.lease = nil
+	h.mu.Unlock()
+
 	ctx := context.Background()
 	lost := !errors.Is(reason, ErrReleased)
 	res := resultReleased
 	if lost {
 		res = resultLost
 	}
-	if ins := h.mt.metrics; ins != nil {
-		attrs := metric.WithAttributes(h.mt.with()...)
-		ins.hold.Record(ctx, time.Since(h.start).Seconds(), metric.WithAttributes(h.mt.with(attrResult.String(res))...))
+	if ins := mt.metrics; ins != nil {
+		attrs := metric.WithAttributes(mt.with()...)
+		ins.hold.Record(ctx, held.Seconds(), metric.WithAttributes(mt.with(attrResult.String(res))...))
 		ins.held.Add(ctx, -1, attrs)
 		if lost {
 			ins.leasesLost.Add(ctx, 1, attrs)
 		}
 	}
 	if lost {
-		h.mt.lostSpan(h.acquired, reason)
-		h.mt.warn(ctx, "distlock: lease lost", errAttr(reason),
-			slog.Duration("held", time.Since(h.start)))
+		mt.lostSpan(acquired, reason)
+		mt.warn(ctx, "distlock: lease lost", errAttr(reason), slog.Duration("held", held))
 	}
 }
 
