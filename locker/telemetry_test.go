@@ -268,3 +268,21 @@ func TestTelemetryWithoutProvidersCostsNothing(t *testing.T) {
 	assert.Equal(t, base, allocs(locker.WithTelemetry(none)), "a Telemetry without providers")
 	assert.Equal(t, base, allocs(locker.WithTelemetry(nil)), "no Telemetry")
 }
+
+func TestTelemetryLogsACleanupLeftToTheBackground(t *testing.T) {
+	r := newRig(t)
+	c := memlocker.New()
+	m := newMutex(t, c, "report", locker.WithTelemetry(r.tel))
+	// The store answers after the call's context, and its grace, are over:
+	// the hold the attempt may have taken is given back in the background.
+	c.SetLatency(500 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, err := m.TryLock(ctx)
+	require.True(t, locker.IsUnknown(err), "%v", err)
+	assert.Contains(t, r.logs.String(), "level=INFO")
+	assert.Contains(t, r.logs.String(), "releasing in the background")
+	assert.Contains(t, r.logs.String(), "holds=1")
+	locker.WaitCleanups()
+	assert.EqualValues(t, 1, r.value(t, "distlock.acquisitions", result("unknown")))
+}
