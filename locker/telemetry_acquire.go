@@ -36,7 +36,7 @@ func (m *Mutex) observe(ctx context.Context, op string, wait bool, opts []LockOp
 		acquired = span.SpanContext()
 	}
 	if l != nil {
-		l.observe(mt, acquired)
+		l.follow(mt, acquired)
 	}
 	endSpan(span, res, err != nil, err)
 	return l, err

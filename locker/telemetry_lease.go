@@ -22,10 +22,10 @@ type holdTelemetry struct {
 	acquired trace.SpanContext // of the call that took the hold
 }
 
-// observe starts following l, taken in the span acquired. It holds l's
+// follow starts following l, taken in the span acquired. It holds l's
 // mutex, as Lease.end does, so that a lease this short that ended before
 // its caller saw it has its end reported here, once.
-func (l *Lease) observe(mt *mutexTelemetry, acquired trace.SpanContext) {
+func (l *Lease) follow(mt *mutexTelemetry, acquired trace.SpanContext) {
 	if mt.metrics != nil {
 		mt.metrics.held.Add(context.Background(), 1, metric.WithAttributes(mt.with()...))
 	}
@@ -42,7 +42,7 @@ func (l *Lease) observe(mt *mutexTelemetry, acquired trace.SpanContext) {
 
 // holdEnded reports the end of l's hold for reason: ErrReleased after
 // Unlock, else a loss. The caller holds l's mutex. A lease not followed
-// yet is reported when it is (see observe).
+// yet is reported when it is (see follow).
 func (mt *mutexTelemetry) holdEnded(l *Lease, reason error) {
 	if mt == nil {
 		return
