@@ -61,6 +61,7 @@ func (m *Mutex) finish(ctx context.Context, c cleanup, until time.Time) {
 	m.mu.Lock()
 	m.cleaning = done
 	m.mu.Unlock()
+	m.tel.backgroundCleanup(c)
 	cleanups.Add(1)
 	go func() {
 		defer cleanups.Done()
@@ -95,12 +96,12 @@ func (m *Mutex) clean(c cleanup, until time.Time) {
 // (ErrNotHeld), or cannot give back (ErrClosed), is not left.
 func (m *Mutex) undo(ctx context.Context, c cleanup) cleanup {
 	if c.queue != nil {
-		if err := c.queue.Dequeue(ctx, m.owner); !IsUnknown(err) {
+		if err := m.storeDequeue(ctx, c.queue); !IsUnknown(err) {
 			c.queue = nil
 		}
 	}
 	for c.holds > 0 {
-		err := m.lock.Unlock(ctx, m.owner)
+		err := m.storeUnlock(ctx)
 		switch {
 		case err == nil:
 			c.holds--

@@ -79,4 +79,37 @@
 // holds than the process accounts for gives the stale ones back and takes
 // a fresh hold with a fresh token; Mutexes sharing an owner (WithOwner)
 // nest on the holds they know are live.
+//
+// # Observability
+//
+// A Mutex made WithTelemetry reports through the OpenTelemetry APIs (the
+// program brings the SDK) and log/slog; without it, or without providers,
+// it reports nothing and costs nothing. Metrics, all under "distlock.":
+//
+//   - distlock.acquisitions {acquisition}: Lock and TryLock calls by
+//     distlock.result: acquired, not_acquired, unavailable (ErrUnavailable
+//     or ErrClosed), invalid, unknown.
+//   - distlock.wait.duration (s): how long those calls took, by result.
+//   - distlock.hold.duration (s): acquisition to Unlock (result released)
+//     or loss (lost).
+//   - distlock.leases.lost {lease}; distlock.locks.held {lock}, the live
+//     holds; distlock.waiters {waiter}, the calls waiting now (Lock, and
+//     TryLock with a wait).
+//   - distlock.renewals {renewal} by result (renewed, lost, failed), and
+//     distlock.renewal.batches {batch}, the watchdog's rounds.
+//   - distlock.store.duration (s): store calls by distlock.operation
+//     (trylock, unlock, expire, expire_batch, dequeue) and result (ok,
+//     not_acquired, not_held, unavailable, invalid, closed, unknown, ...).
+//
+// Spans: "distlock.lock" or "distlock.trylock" per call, covering the
+// wait, with an error status when no lock was taken; its store calls are
+// "distlock.store.<operation>" client spans below it, and a wait that rides
+// through a failed store call records a "distlock.store.retry" event. A
+// lost lease is a short span "distlock.lease.lost", linked to the call
+// that took the lease. Store calls outside a recording span (renewals) are
+// measured but not traced. Attributes come from fixed lists; the lock's
+// name is added (as distlock.lock.name, cut to 200 bytes) only
+// WithLockNameAttribute. Log records, at Warn: a lease lost and why, a
+// renewal failing, a wait riding through a store failure; at Info: a
+// cleanup left to the background.
 package locker

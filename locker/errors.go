@@ -58,11 +58,16 @@ const maxNameInError = 200
 
 // Error implements error. A long lock name is cut short in the message.
 func (e *OpError) Error() string {
-	name := e.Lock
+	return fmt.Sprintf("distlock: %s %q: %v", e.Op, shortName(e.Lock), e.Err)
+}
+
+// shortName is name as errors, logs and telemetry quote it: cut to
+// maxNameInError bytes, with its full length, when longer.
+func shortName(name string) string {
 	if len(name) > maxNameInError {
-		name = fmt.Sprintf("%s…(%d bytes)", name[:maxNameInError], len(name))
+		return fmt.Sprintf("%s…(%d bytes)", name[:maxNameInError], len(name))
 	}
-	return fmt.Sprintf("distlock: %s %q: %v", e.Op, name, e.Err)
+	return name
 }
 
 // Unwrap returns the cause.

@@ -59,7 +59,7 @@ func (m *Mutex) account(delta int) int {
 // no more.
 func (m *Mutex) giveBack(ctx context.Context, extra int) error {
 	for ; extra > 0; extra-- {
-		err := m.lock.Unlock(ctx, m.owner)
+		err := m.storeUnlock(ctx)
 		if errors.Is(err, ErrNotHeld) {
 			return nil
 		}

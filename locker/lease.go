@@ -109,7 +109,7 @@ func (l *Lease) Unlock(ctx context.Context) error {
 	l.mu.Unlock()
 
 	l.stopRenewal()
-	err := l.m.lock.Unlock(ctx, l.m.owner)
+	err := l.m.storeUnlock(ctx)
 	if lost == nil && !l.m.clock.Now().Before(deadline) {
 		lost = fmt.Errorf("%w: the lease ran out", ErrLost)
 	}
@@ -149,7 +149,7 @@ func (l *Lease) Extend(ctx context.Context, d time.Duration) error {
 		return opError("extend", l.m.Name(), lost)
 	}
 	start := l.m.clock.Now()
-	err := l.m.lock.Expire(ctx, l.m.owner, d)
+	err := l.m.storeExpire(ctx, d)
 	if errors.Is(err, ErrNotHeld) {
 		l.end(fmt.Errorf("%w: the store no longer holds it", ErrLost))
 		return opError("extend", l.m.Name(), fmt.Errorf("%w: %w", ErrLost, err))
@@ -218,6 +218,7 @@ func (l *Lease) end(reason error) {
 		return
 	}
 	l.err = reason
+	l.m.tel.holdEnded(l, reason)
 	l.stopExpiry()
 	close(l.done)
 	watchers := l.watchers

@@ -28,6 +28,7 @@ type Mutex struct {
 	// sem holds one token while a Lease of this Mutex is live, or while a
 	// background cleanup of its last call runs.
 	sem chan struct{}
+	tel *mutexTelemetry // nil: no telemetry (WithTelemetry)
 
 	mu       sync.Mutex
 	cleaning chan struct{} // closed when the running cleanup ends; nil if none
@@ -91,14 +92,14 @@ func (m *Mutex) Lockable() Lockable { return m.lock }
 // WithWait runs out. It returns an error wrapping ErrNotAcquired when the
 // wait ended first (and the context's error when that was the reason).
 func (m *Mutex) Lock(ctx context.Context, opts ...LockOption) (*Lease, error) {
-	return m.acquire(ctx, "lock", true, opts)
+	return m.observe(ctx, "lock", true, opts)
 }
 
 // TryLock makes one attempt to take the lock, or waits up to the wait given
 // by WithWait. It returns an error wrapping ErrNotAcquired when another owner
 // holds the lock.
 func (m *Mutex) TryLock(ctx context.Context, opts ...LockOption) (*Lease, error) {
-	return m.acquire(ctx, "trylock", false, opts)
+	return m.observe(ctx, "trylock", false, opts)
 }
 
 func (m *Mutex) acquire(ctx context.Context, op string, wait bool, opts []LockOption) (*Lease, error) {

@@ -70,15 +70,16 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 		}
 		start = m.clock.Now()
 		if queued {
-			g, err = queue.TryLockQueued(ctx, m.owner, ttl, queuePatience)
+			g, err = m.storeTryLockQueued(ctx, queue, ttl, queuePatience)
 		} else {
-			g, err = m.lock.TryLock(ctx, m.owner, ttl)
+			g, err = m.storeTryLock(ctx, ttl)
 		}
 		if err != nil {
 			if !m.canRideOut(ctx, wait, answered, err) {
 				return Grant{}, start, m.abandon(err), m.failure(ctx, err)
 			}
 			failed = err
+			m.tel.ridingOut(ctx, err)
 			if err := sleep(ctx, m.clock, jitter(poll), woken); err != nil {
 				return Grant{}, start, m.abandon(failed), m.failure(ctx, failed)
 			}

@@ -223,6 +223,7 @@ func (s *scheduler) retire() {
 // renew renews the due leases and puts back those still held.
 func (s *scheduler) renew(due []*renewal) {
 	start := s.clock.Now()
+	observeRound(due)
 	errs := make([]error, len(due))
 	timeout := due[0].lease.ttl / 3
 	for _, r := range due {
@@ -235,7 +236,7 @@ func (s *scheduler) renew(due []*renewal) {
 		for i, r := range due {
 			batch[i] = Renewal{Key: r.lease.m.Name(), Owner: r.lease.m.owner, TTL: r.lease.ttl}
 		}
-		errs = s.batcher.ExpireBatch(ctx, batch)
+		errs = expireBatch(ctx, s.batcher, batch, due)
 		if len(errs) != len(due) {
 			err := fmt.Errorf("backend returned %d results for %d renewals", len(errs), len(due))
 			errs = make([]error, len(due))
@@ -250,7 +251,7 @@ func (s *scheduler) renew(due []*renewal) {
 			limit <- struct{}{}
 			wg.Go(func() {
 				defer func() { <-limit }()
-				errs[i] = r.lease.m.lock.Expire(ctx, r.lease.m.owner, r.lease.ttl)
+				errs[i] = r.lease.m.storeExpire(ctx, r.lease.ttl)
 			})
 		}
 		wg.Wait()
@@ -267,12 +268,15 @@ func (s *scheduler) renew(due []*renewal) {
 // timer, or a success that came too late) is renewed no more.
 func (s *scheduler) settle(r *renewal, start time.Time, err error) {
 	l := r.lease
+	var lost error
 	switch {
 	case err == nil:
 		_ = l.renewed(start, l.ttl) // a lease that ended shows in Err below
 	case errors.Is(err, ErrNotHeld):
-		l.end(fmt.Errorf("%w: renewal found the lock gone", ErrLost))
+		lost = fmt.Errorf("%w: renewal found the lock gone", ErrLost)
+		l.end(lost)
 	}
+	l.m.tel.renewal(l, err, lost)
 	ended := l.Err() != nil
 	s.mu.Lock()
 	close(r.inflight)

@@ -1,0 +1,98 @@
+package locker
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// The Mutex calls its store through these, so that each call is measured
+// (distlock.store.duration) and, below a recording span, traced.
+
+func (m *Mutex) storeTryLock(ctx context.Context, ttl time.Duration) (Grant, error) {
+	if m.tel == nil {
+		return m.lock.TryLock(ctx, m.owner, ttl)
+	}
+	ctx, c := m.tel.startCall(ctx, opTryLock)
+	g, err := m.lock.TryLock(ctx, m.owner, ttl)
+	c.end(ctx, grantResult(g, err), err)
+	return g, err
+}
+
+func (m *Mutex) storeTryLockQueued(ctx context.Context, q Queueable, ttl, patience time.Duration) (Grant, error) {
+	if m.tel == nil {
+		return q.TryLockQueued(ctx, m.owner, ttl, patience)
+	}
+	ctx, c := m.tel.startCall(ctx, opTryLock)
+	g, err := q.TryLockQueued(ctx, m.owner, ttl, patience)
+	c.end(ctx, grantResult(g, err), err)
+	return g, err
+}
+
+func (m *Mutex) storeUnlock(ctx context.Context) error {
+	if m.tel == nil {
+		return m.lock.Unlock(ctx, m.owner)
+	}
+	ctx, c := m.tel.startCall(ctx, opUnlock)
+	err := m.lock.Unlock(ctx, m.owner)
+	c.end(ctx, storeResult(err), err)
+	return err
+}
+
+func (m *Mutex) storeExpire(ctx context.Context, ttl time.Duration) error {
+	if m.tel == nil {
+		return m.lock.Expire(ctx, m.owner, ttl)
+	}
+	ctx, c := m.tel.startCall(ctx, opExpire)
+	err := m.lock.Expire(ctx, m.owner, ttl)
+	c.end(ctx, storeResult(err), err)
+	return err
+}
+
+func (m *Mutex) storeDequeue(ctx context.Context, q Queueable) error {
+	if m.tel == nil {
+		return q.Dequeue(ctx, m.owner)
+	}
+	ctx, c := m.tel.startCall(ctx, opDequeue)
+	err := q.Dequeue(ctx, m.owner)
+	c.end(ctx, storeResult(err), err)
+	return err
+}
+
+// grantResult classifies a lock attempt: a refusal is not_acquired.
+func grantResult(g Grant, err error) string {
+	if err == nil && !g.Acquired {
+		return resultNotAcquired
+	}
+	return storeResult(err)
+}
+
+// storeCall is one store call being reported.
+type storeCall struct {
+	mt    *mutexTelemetry
+	op    string
+	start time.Time
+	span  trace.Span // nil when not traced
+}
+
+func (mt *mutexTelemetry) startCall(ctx context.Context, op string) (context.Context, storeCall) {
+	c := storeCall{mt: mt, op: op, start: time.Now()}
+	if mt.tracer != nil && trace.SpanFromContext(ctx).IsRecording() {
+		ctx, c.span = mt.tracer.Start(ctx, "distlock.store."+op, trace.WithSpanKind(trace.SpanKindClient),
+			trace.WithAttributes(mt.with(attrOperation.String(op))...))
+	}
+	return ctx, c
+}
+
+// end reports the call's result res. A store's answer (a refusal, "not
+// held") is not a failed call; an error that is neither is.
+func (c storeCall) end(ctx context.Context, res string, err error) {
+	if ins := c.mt.metrics; ins != nil {
+		ins.store.Record(ctx, time.Since(c.start).Seconds(),
+			metric.WithAttributes(c.mt.with(attrOperation.String(c.op), attrResult.String(res))...))
+	}
+	endSpan(c.span, res, err != nil && !errors.Is(err, ErrNotHeld), err)
+}
