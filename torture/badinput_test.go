@@ -65,6 +65,22 @@ func (e *badEnv) redisBackend(t *testing.T, srv *redistest.Server, password, pre
 	return b
 }
 
+// etcdBackend returns a backend on the etcd whose keys live under prefix.
+func (e *badEnv) etcdBackend(t *testing.T, prefix string) (*etcdlocker.Backend, error) {
+	t.Helper()
+	cli, err := clientv3.New(etcdtest.ClientConfig(e.etcd.Endpoints()...))
+	if err != nil {
+		return nil, err
+	}
+	t.Cleanup(func() { _ = cli.Close() })
+	b, err := etcdlocker.New(cli, etcdlocker.WithPrefix(prefix+"/"))
+	if err != nil {
+		return nil, err
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	return b, nil
+}
+
 func (e *badEnv) url(srv *redistest.Server, prefix string) string {
 	return fmt.Sprintf("redis://%s/0?prefix=%s", srv.Addr(), prefix)
 }
@@ -230,16 +246,10 @@ var badCases = []badCase{
 		}},
 	{name: "huge name (2 MiB) on etcd", sentinel: locker.ErrInvalid, msg: []string{"longer than MaxNameLen"}, untouched: true,
 		run: func(t *testing.T, e *badEnv, p string) error {
-			cli, err := clientv3.New(etcdtest.ClientConfig(e.etcd.Endpoints()...))
+			b, err := e.etcdBackend(t, p)
 			if err != nil {
 				return fmt.Errorf("setup: %w", err)
 			}
-			t.Cleanup(func() { _ = cli.Close() })
-			b, err := etcdlocker.New(cli, etcdlocker.WithPrefix(p+"/"))
-			if err != nil {
-				return fmt.Errorf("setup: %w", err)
-			}
-			t.Cleanup(func() { _ = b.Close() })
 			_, err = locker.New(b, strings.Repeat("n", 2<<20))
 			return err
 		}},
@@ -253,16 +263,10 @@ var badCases = []badCase{
 		}},
 	{name: "name of MaxNameLen on etcd is fine", ok: true,
 		run: func(t *testing.T, e *badEnv, p string) error {
-			cli, err := clientv3.New(etcdtest.ClientConfig(e.etcd.Endpoints()...))
+			b, err := e.etcdBackend(t, p)
 			if err != nil {
 				return fmt.Errorf("setup: %w", err)
 			}
-			t.Cleanup(func() { _ = cli.Close() })
-			b, err := etcdlocker.New(cli, etcdlocker.WithPrefix(p+"/"))
-			if err != nil {
-				return fmt.Errorf("setup: %w", err)
-			}
-			t.Cleanup(func() { _ = b.Close() })
 			l, err := mutex(t, b, strings.Repeat("n", locker.MaxNameLen)).Lock(testCtx(t))
 			if err != nil {
 				return err
