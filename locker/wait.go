@@ -161,10 +161,10 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 }
 
 // canRideOut reports whether a waiting Mutex tries again after an attempt
-// that failed with err.
-// A store that could not decide (ErrUnavailable) left nothing held, so any
-// waiting Mutex tries again; an unknown outcome only a Mutex whose owner is
-// its own, whose next grant shows what the failed attempt took.
+// that failed with err. A store that could not decide (ErrUnavailable)
+// left nothing held, so any waiting Mutex tries again; after an unknown
+// outcome only a Mutex whose owner is its own does, as its next grant
+// shows what the failed attempt took.
 func (m *Mutex) canRideOut(ctx context.Context, wait bool, answered time.Time, err error) bool {
 	if !wait || ctx.Err() != nil || answered.IsZero() || m.clock.Now().Sub(answered) >= rideOut {
 		return false
