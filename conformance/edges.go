@@ -160,6 +160,19 @@ func testContextBound(ctx context.Context, t *testing.T, s *suite) {
 	}
 	bounded("Extend", func(ctx context.Context) error { return held.Extend(ctx, s.long) })
 	bounded("Inspect", func(ctx context.Context) error { _, err := m.Inspect(ctx); return err })
+	if n, ok := b.(locker.Notifier); ok {
+		// A watch may be set up although the store does not answer (it
+		// reconnects and says so later); it must not hold its caller.
+		wctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		start := time.Now()
+		stop, err := n.Watch(wctx, key, func() {})
+		elapsed := time.Since(start)
+		cancel()
+		if err == nil {
+			stop()
+		}
+		assert.Less(t, elapsed, 300*time.Millisecond+boundMargin, "Watch must return by its context's deadline")
+	}
 	bounded("Unlock", func(ctx context.Context) error { return held.Unlock(ctx) })
 	fresh := s.mutex(t, b, key)
 	bounded("TryLock", func(ctx context.Context) error { _, err := fresh.TryLock(ctx, locker.WithLease(s.long)); return err })

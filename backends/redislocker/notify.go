@@ -57,7 +57,9 @@ type notifier struct {
 	// opMu orders the subscribe and unsubscribe commands and the birth and
 	// death of subscribers, so they reach each connection in the order the
 	// watcher sets changed.
-	opMu sync.Mutex
+	// It is a channel, not a sync.Mutex, so that a Watch waiting for it
+	// gives up when its context ends.
+	opMu chan struct{}
 	// mu guards subs, closed and every subscriber's channels.
 	mu     sync.RWMutex
 	subs   map[int]*subscriber
@@ -65,13 +67,17 @@ type notifier struct {
 }
 
 func newNotifier(b *Backend) *notifier {
-	return &notifier{b: b, subs: make(map[int]*subscriber)}
+	return &notifier{b: b, opMu: make(chan struct{}, 1), subs: make(map[int]*subscriber)}
 }
 
 func (n *notifier) watch(ctx context.Context, channel string, slot int, fn func()) (func(), error) {
 	w := locker.NewCallback(fn)
-	n.opMu.Lock()
-	defer n.opMu.Unlock()
+	select {
+	case n.opMu <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer n.unlockOps()
 	n.mu.Lock()
 	if n.closed {
 		n.mu.Unlock()
@@ -93,8 +99,10 @@ func (n *notifier) watch(ctx context.Context, channel string, slot int, fn func(
 
 	if first {
 		// A failure here is a connection problem; the subscriber's loop
-		// reconnects and resubscribes, and the confirmation calls fn.
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), subscribeTimeout)
+		// reconnects and resubscribes, and the confirmation calls fn. The
+		// caller's context bounds it, as every call: the subscription is
+		// registered either way.
+		sctx, cancel := context.WithTimeout(ctx, subscribeTimeout)
 		sub.subscribe(sctx, channel)
 		cancel()
 	}
@@ -102,10 +110,15 @@ func (n *notifier) watch(ctx context.Context, channel string, slot int, fn func(
 	return sync.OnceFunc(func() { n.unwatch(sub, channel, w) }), nil
 }
 
+// lockOps takes opMu, waiting as long as it takes.
+func (n *notifier) lockOps() { n.opMu <- struct{}{} }
+
+func (n *notifier) unlockOps() { <-n.opMu }
+
 func (n *notifier) unwatch(sub *subscriber, channel string, w *locker.Callback) {
 	w.Stop()
-	n.opMu.Lock()
-	defer n.opMu.Unlock()
+	n.lockOps()
+	defer n.unlockOps()
 	n.mu.Lock()
 	if n.closed {
 		n.mu.Unlock()
@@ -177,8 +190,8 @@ func (n *notifier) channelsOf(sub *subscriber) []string {
 // close stops every subscriber and waits for their goroutines. Watchers
 // are not called after it returns.
 func (n *notifier) close() {
-	n.opMu.Lock()
-	defer n.opMu.Unlock()
+	n.lockOps()
+	defer n.unlockOps()
 	n.mu.Lock()
 	n.closed = true
 	subs := n.subs
