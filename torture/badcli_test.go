@@ -66,7 +66,7 @@ var badCLICases = []badCLICase{
 		args: func(e *badEnv, p string) []string {
 			return []string{"run", "--backend", e.url(e.plain, p), "--wait", "-1s", "job", "--", "touch", "RAN"}
 		}},
-	{name: "negative lease", code: exitUsage, msg: []string{"--lease must be positive"},
+	{name: "negative lease", code: exitUsage, msg: []string{"a fixed lease must be at least 10ms"},
 		args: func(e *badEnv, p string) []string {
 			return []string{"run", "--backend", e.url(e.plain, p), "--lease", "-1s", "job", "--", "touch", "RAN"}
 		}},
@@ -87,7 +87,15 @@ var badCLICases = []badCLICase{
 		args: func(_ *badEnv, p string) []string {
 			return []string{"run", "--timeout", "2s", "--backend", "redis://u:" + secret + "@127.0.0.1:1/0?prefix=" + p, "job", "--", "touch", "RAN"}
 		}},
-	{name: "wrong password", code: exitUnavailable, msg: []string{"WRONGPASS"},
+	{name: "zero lease", code: exitUsage, msg: []string{"--lease 0s", "leave --lease out"},
+		args: func(e *badEnv, p string) []string {
+			return []string{"run", "--backend", e.url(e.plain, p), "--lease", "0", "job", "--", "touch", "RAN"}
+		}},
+	{name: "watchdog of 1ms", code: exitUsage, msg: []string{"--watchdog 1ms", "at least 10ms"},
+		args: func(e *badEnv, p string) []string {
+			return []string{"run", "--backend", e.url(e.plain, p), "--watchdog", "1ms", "job", "--", "touch", "RAN"}
+		}},
+	{name: "wrong password", code: exitUsage, msg: []string{"authentication failed", "WRONGPASS"},
 		args: func(e *badEnv, p string) []string {
 			return []string{"run", "--backend", "redis://default:" + wrong + "@" + e.auth.Addr() + "/0?prefix=" + p, "job", "--", "touch", "RAN"}
 		}},
