@@ -38,6 +38,11 @@ func (m *Mutex) observe(ctx context.Context, op string, wait bool, opts []LockOp
 	if l != nil {
 		l.follow(mt, acquired)
 	}
+	if res == resultUnavailable || res == resultUnknown {
+		// The message names the members a combinator could not count, and
+		// why: what an operator needs to see.
+		mt.warn(ctx, "distlock: the stores could not decide", errAttr(err))
+	}
 	endSpan(span, res, err != nil, err)
 	return l, err
 }

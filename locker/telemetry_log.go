@@ -7,7 +7,9 @@ import (
 
 // Log records. A Telemetry with a logger logs what a program should hear
 // of without asking: a lease lost, a renewal failing, a wait riding
-// through store failures (Warn), a cleanup left to the background (Info).
+// through store failures, an acquisition the stores could not decide (a
+// combinator's message names the members it could not count and why)
+// (Warn), a cleanup left to the background (Info).
 // Every record names the lock, cut as errors cut it; none carries an owner
 // identity, and store errors never carry a password.
 

@@ -174,6 +174,8 @@ func TestTelemetryFailingStore(t *testing.T) {
 	}
 	assert.Equal(t, []string{"unavailable", "unknown", "invalid"}, failed)
 	assert.Contains(t, r.span("distlock.trylock")[1].Status.Description, "partitioned")
+	assert.Equal(t, 2, strings.Count(r.logs.String(), "the stores could not decide"),
+		"the undecided and the unknown attempts are logged, the invalid one is not")
 }
 
 func TestTelemetryRenewalsFailingThenLost(t *testing.T) {
