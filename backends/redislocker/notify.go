@@ -60,6 +60,8 @@ type notifier struct {
 	// It is a channel, not a sync.Mutex, so that a Watch waiting for it
 	// gives up when its context ends.
 	opMu chan struct{}
+	// pending counts the goroutines of stopped watches (see unwatch).
+	pending sync.WaitGroup
 	// mu guards subs, closed and every subscriber's channels.
 	mu     sync.RWMutex
 	subs   map[int]*subscriber
@@ -115,8 +117,24 @@ func (n *notifier) lockOps() { n.opMu <- struct{}{} }
 
 func (n *notifier) unlockOps() { <-n.opMu }
 
+// unwatch stops w at once, so fn is not called after stop returns, and
+// leaves the bookkeeping and the UNSUBSCRIBE to a goroutine: stop takes no
+// context, and a store that does not answer must not hold its caller.
+// Whenever the goroutine runs it decides from the watcher sets as they are
+// then, under opMu, so a Watch of the same channel meanwhile keeps its
+// subscription. close waits for these goroutines.
 func (n *notifier) unwatch(sub *subscriber, channel string, w *locker.Callback) {
 	w.Stop()
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !n.closed { // closing: close ends the subscribers anyway
+		n.pending.Go(func() { n.forget(sub, channel, w) })
+	}
+}
+
+// forget takes w out of sub's watchers of channel, and unsubscribes the
+// channel, or retires sub, when nobody watches it any more.
+func (n *notifier) forget(sub *subscriber, channel string, w *locker.Callback) {
 	n.lockOps()
 	defer n.unlockOps()
 	n.mu.Lock()
@@ -188,12 +206,18 @@ func (n *notifier) channelsOf(sub *subscriber) []string {
 }
 
 // close stops every subscriber and waits for their goroutines. Watchers
-// are not called after it returns.
+// are not called after it returns. It marks the notifier closed first, so
+// that no stopped watch starts a goroutine, and waits for those running,
+// which then see it closed; a Watch under way holds opMu and has put its
+// subscriber in subs by the time close takes opMu.
 func (n *notifier) close() {
+	n.mu.Lock()
+	n.closed = true
+	n.mu.Unlock()
+	n.pending.Wait()
 	n.lockOps()
 	defer n.unlockOps()
 	n.mu.Lock()
-	n.closed = true
 	subs := n.subs
 	n.subs = nil
 	n.mu.Unlock()
