@@ -127,7 +127,7 @@ func (r *rig) span(name string) []tracetest.SpanStub {
 func attrOf(s tracetest.SpanStub, key string) string {
 	for _, kv := range s.Attributes {
 		if string(kv.Key) == key {
-			return kv.Value.Emit()
+			return kv.Value.String()
 		}
 	}
 	return ""

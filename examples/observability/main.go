@@ -97,7 +97,7 @@ func play(ctx context.Context, tel *locker.Telemetry) error {
 	}
 	<-lease.Done()
 	if err := lease.Unlock(ctx); !errors.Is(err, locker.ErrLost) {
-		return fmt.Errorf("Unlock after the lease ran out: %v, want ErrLost", err)
+		return fmt.Errorf("unlock after the lease ran out: %v, want ErrLost", err)
 	}
 	return nil
 }

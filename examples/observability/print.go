@@ -72,7 +72,7 @@ func attrs(s attribute.Set) string {
 	}
 	var kvs []string
 	for _, kv := range s.ToSlice() {
-		kvs = append(kvs, string(kv.Key)+"="+kv.Value.Emit())
+		kvs = append(kvs, string(kv.Key)+"="+kv.Value.String())
 	}
 	return "{" + strings.Join(kvs, ",") + "}"
 }
