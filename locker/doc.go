@@ -25,9 +25,9 @@
 // served in the order they asked. Otherwise it sleeps until a release
 // notification (Notifier), or polls with jittered backoff, never sleeping
 // past the holder's remaining lease. Waiters of one process share their
-// subscriptions. A wait rides out attempts that fail with an unknown outcome
-// for a few seconds once the store has answered it, and gives back any hold
-// such an attempt took.
+// subscriptions. A wait rides out attempts that fail with ErrUnavailable or
+// an unknown outcome for a few seconds once the store has answered it, and
+// gives back any hold such an attempt took.
 //
 // # Clocks
 //
@@ -110,6 +110,7 @@
 // measured but not traced. Attributes come from fixed lists; the lock's
 // name is added (as distlock.lock.name, cut to 200 bytes) only
 // WithLockNameAttribute. Log records, at Warn: a lease lost and why, a
-// renewal failing, a wait riding through a store failure; at Info: a
+// renewal failing, a wait riding through a store failure, an acquisition
+// the stores could not decide (naming the members and why); at Info: a
 // cleanup left to the background.
 package locker
