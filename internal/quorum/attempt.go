@@ -48,6 +48,9 @@ type attempt struct {
 	start time.Time
 	floor uint64 // the token floor of the fencing members (tokenFloor)
 	rs    []memberResult
+	// skip marks the members left out while a release for the owner runs
+	// there (see background); nil when none is.
+	skip []bool
 }
 
 // tryLock makes one attempt to take every target for owner. See the
@@ -56,11 +59,10 @@ func (e *engine) tryLock(ctx context.Context, name string, ts []target, owner st
 	if err := validLease(owner, ttl); err != nil {
 		return locker.Grant{}, fmt.Errorf("%s trylock %q: %w", e.kind.name, name, err)
 	}
-	if err := e.bg.settled(ctx, ts, owner); err != nil {
-		return locker.Grant{}, fmt.Errorf("%s trylock %q: %w", e.kind.name, name, err)
-	}
-	a := &attempt{e: e, name: name, ts: ts, owner: owner, asked: ttl, ttl: e.roundUp(ttl), floor: tokenFloor(), rs: make([]memberResult, len(ts))}
+	a := &attempt{e: e, name: name, ts: ts, owner: owner, asked: ttl, ttl: e.roundUp(ttl), floor: tokenFloor(), rs: make([]memberResult, len(ts)),
+		skip: e.bg.settle(ctx, ts, owner, e.s.plain)}
 	a.start = e.s.clock.Now()
+	e.bg.leased(a.ttl)
 	first, twoPhase := a.firstLease(ctx)
 	a.lockRound(ctx, first)
 	if err := firstInvalid(ts, a.errs()); err != nil {
@@ -118,6 +120,9 @@ func (a *attempt) lockMembers(ctx context.Context, lease time.Duration, ask func
 	grants, errs := fanout(ctx, a.ts, a.e.s.forLease(a.ttl), func(ctx context.Context, i int) (locker.Grant, error) {
 		if !ask(i) {
 			return locker.Grant{}, errSkipped
+		}
+		if a.skip != nil && a.skip[i] {
+			return locker.Grant{}, errReleasePending
 		}
 		return a.tryMember(ctx, a.ts[i], lease)
 	}, nil)

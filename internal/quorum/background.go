@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/distlock/distlock/locker"
@@ -19,24 +20,60 @@ const (
 )
 
 // background runs the releases that a failed attempt could not finish
-// within its caller's deadline. Each is retried until the member answers,
-// or until the lease it might hold would have run out anyway: it is never
-// lost, and never outlives the lease. stop ends them early (the
-// combinator is closing, so its members are about to be).
+// within its caller's deadline, and those of members whose Unlock got no
+// answer. Each is retried until the member answers, or until the lease it
+// might hold would have run out anyway: it is never lost, and never
+// outlives the lease. stop ends them early (the combinator is closing, so
+// its members are about to be).
 //
 // A release in the background must not drop a hold that a later attempt of
 // the same owner takes on that member: the attempt would count a member the
 // release then frees, and a quorum of exactly the needed members would be
-// one short without knowing it. So an attempt first waits, within its
-// context, for the releases still running for its owner on its members
-// (settled).
+// one short without knowing it. So an attempt, and a renewal, first settle
+// the releases of their owner on their members (settle): each is tried
+// again at once, and the member is asked only if that try ends the
+// release; otherwise it counts as a member that could not be asked.
+// Waiting for the release to end instead would lock the owner out for as
+// long as a member stays down.
 type background struct {
 	ctx  context.Context
 	stop context.CancelFunc
 	wg   sync.WaitGroup
 
 	mu      sync.Mutex
-	pending map[pendingKey][]chan struct{} // closed when each release ends
+	pending map[pendingKey][]*release
+
+	// longest is the longest lease members were asked for, in
+	// nanoseconds: what bounds the release of a member whose Unlock
+	// failed, since Unlock does not know the lease it ends.
+	longest atomic.Int64
+}
+
+// release is one member's release in the background.
+type release struct {
+	kick chan struct{} // try again now
+	done chan struct{} // closed when the release ends
+	mu   sync.Mutex
+	turn chan struct{} // closed when the next (or current) try ends
+}
+
+// leased records a lease of ttl asked of members.
+func (bg *background) leased(ttl time.Duration) {
+	for {
+		cur := bg.longest.Load()
+		if int64(ttl) <= cur || bg.longest.CompareAndSwap(cur, int64(ttl)) {
+			return
+		}
+	}
+}
+
+// longestLease returns the longest lease members were asked for, or
+// locker.DefaultWatchdogLease before any.
+func (bg *background) longestLease() time.Duration {
+	if d := time.Duration(bg.longest.Load()); d > 0 {
+		return d
+	}
+	return locker.DefaultWatchdogLease
 }
 
 // pendingKey names a release: the member (by its shared round-trip
@@ -48,44 +85,89 @@ type pendingKey struct {
 
 func newBackground() *background {
 	ctx, stop := context.WithCancel(context.Background())
-	return &background{ctx: ctx, stop: stop, pending: make(map[pendingKey][]chan struct{})}
+	return &background{ctx: ctx, stop: stop, pending: make(map[pendingKey][]*release)}
 }
 
-// settled waits until no release for owner on any of ts runs, or ctx ends;
-// then it returns an error wrapping locker.ErrUnavailable.
-func (bg *background) settled(ctx context.Context, ts []target, owner string) error {
+// settle tries the releases for owner on ts again at once, and waits for
+// those tries, each at most timeout for its member, and not past ctx. It
+// returns the members to leave out: those whose release still runs (nil
+// when none does).
+func (bg *background) settle(ctx context.Context, ts []target, owner string, timeout func(*rtt) time.Duration) []bool {
 	bg.mu.Lock()
-	var wait []chan struct{}
-	for _, t := range ts {
-		wait = append(wait, bg.pending[pendingKey{t.rtt, t.key, owner}]...)
-	}
-	bg.mu.Unlock()
-	for _, done := range wait {
-		select {
-		case <-done:
-		case <-ctx.Done():
-			return fmt.Errorf("%w: the release after this owner's previous attempt is still in progress (%w)", locker.ErrUnavailable, context.Cause(ctx))
+	var waits []func(context.Context) bool
+	var who []int
+	for i, t := range ts {
+		for _, r := range bg.pending[pendingKey{t.rtt, t.key, owner}] {
+			waits = append(waits, r.retryNow(timeout(t.rtt)))
+			who = append(who, i)
 		}
 	}
-	return nil
+	bg.mu.Unlock()
+	var skip []bool
+	for j, wait := range waits {
+		if !wait(ctx) {
+			if skip == nil {
+				skip = make([]bool, len(ts))
+			}
+			skip[who[j]] = true
+		}
+	}
+	return skip
 }
 
-// track records a release for k and returns the function that ends it.
-func (bg *background) track(k pendingKey) func() {
-	done := make(chan struct{})
+// retryNow asks r to try again at once and returns a function that waits
+// for that try, at most d and not past its ctx, and reports whether it
+// ended the release.
+func (r *release) retryNow(d time.Duration) func(ctx context.Context) bool {
+	r.mu.Lock()
+	turn := r.turn
+	r.mu.Unlock()
+	select {
+	case r.kick <- struct{}{}:
+	default:
+	}
+	return func(ctx context.Context) bool {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-r.done:
+			return true
+		case <-turn:
+		case <-t.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+		select {
+		case <-r.done:
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// errReleasePending is the answer of a member that an attempt or a renewal
+// leaves out while a release of the same owner runs there.
+var errReleasePending = fmt.Errorf("%w: a release of this owner's earlier hold is still under way", locker.ErrUnavailable)
+
+// track records a release for k and returns it, and the function that
+// ends it.
+func (bg *background) track(k pendingKey) (*release, func()) {
+	r := &release{kick: make(chan struct{}, 1), done: make(chan struct{}), turn: make(chan struct{})}
 	bg.mu.Lock()
-	bg.pending[k] = append(bg.pending[k], done)
+	bg.pending[k] = append(bg.pending[k], r)
 	bg.mu.Unlock()
-	return func() {
+	return r, func() {
 		bg.mu.Lock()
-		left := slices.DeleteFunc(bg.pending[k], func(c chan struct{}) bool { return c == done })
+		left := slices.DeleteFunc(bg.pending[k], func(x *release) bool { return x == r })
 		if len(left) == 0 {
 			delete(bg.pending, k)
 		} else {
 			bg.pending[k] = left
 		}
 		bg.mu.Unlock()
-		close(done)
+		close(r.done)
 	}
 }
 
@@ -95,7 +177,7 @@ func (bg *background) release(t target, owner string, until time.Time, timeout f
 	if bg.ctx.Err() != nil {
 		return // closing: the members are about to be closed
 	}
-	end := bg.track(pendingKey{t.rtt, t.key, owner})
+	r, end := bg.track(pendingKey{t.rtt, t.key, owner})
 	bg.wg.Go(func() {
 		defer end()
 		delay := releaseRetryMin
@@ -108,13 +190,21 @@ func (bg *background) release(t target, owner string, until time.Time, timeout f
 			t.rtt.observe(cctx, ctx, time.Since(start), d, err)
 			ccancel()
 			cancel()
-			if err == nil || errors.Is(err, locker.ErrNotHeld) || errors.Is(err, locker.ErrClosed) ||
-				errors.Is(err, locker.ErrInvalid) || !time.Now().Add(delay).Before(until) {
-				return
+			finished := err == nil || errors.Is(err, locker.ErrNotHeld) || errors.Is(err, locker.ErrClosed) ||
+				errors.Is(err, locker.ErrInvalid) || !time.Now().Add(delay).Before(until)
+			if finished {
+				return // end closes done before anyone sees the turn end
 			}
+			r.mu.Lock()
+			turn := r.turn
+			r.turn = make(chan struct{})
+			r.mu.Unlock()
+			close(turn)
 			timer := time.NewTimer(delay)
 			select {
 			case <-timer.C:
+			case <-r.kick:
+				timer.Stop()
 			case <-bg.ctx.Done():
 				timer.Stop()
 				return

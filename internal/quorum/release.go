@@ -2,6 +2,7 @@ package quorum
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -16,6 +17,17 @@ func (e *engine) unlock(ctx context.Context, name string, ts []target, owner str
 	_, errs := fanout(ctx, ts, e.s.plain, func(ctx context.Context, i int) (struct{}, error) {
 		return struct{}{}, ts[i].b.Unlock(ctx, ts[i].key, owner)
 	}, nil)
+	// A member whose Unlock did not get an answer may still hold the
+	// lock: left alone, it would keep the hold until its lease ends, and
+	// the next holder would get no more than a bare quorum, one member
+	// short of safety should another member fail. It is released in the
+	// background, whatever the verdict.
+	until := time.Now().Add(e.bg.longestLease())
+	for i, err := range errs {
+		if err != nil && !errors.Is(err, locker.ErrNotHeld) && !errors.Is(err, locker.ErrInvalid) && !errors.Is(err, locker.ErrClosed) {
+			e.bg.release(ts[i], owner, until, e.s.plain)
+		}
+	}
 	return verdict(e.kind, "unlock", name, e.needed, ts, errs)
 }
 
@@ -25,7 +37,14 @@ func (e *engine) expire(ctx context.Context, name string, ts []target, owner str
 		return fmt.Errorf("%s renew %q: %w", e.kind.name, name, err)
 	}
 	ttl = e.roundUp(ttl)
+	e.bg.leased(ttl)
+	// A member whose release runs does not count toward the renewal: its
+	// hold is on its way out (see background).
+	skip := e.bg.settle(ctx, ts, owner, e.s.forLease(ttl))
 	_, errs := fanout(ctx, ts, e.s.forLease(ttl), func(ctx context.Context, i int) (struct{}, error) {
+		if skip != nil && skip[i] {
+			return struct{}{}, errReleasePending
+		}
 		return struct{}{}, ts[i].b.Expire(ctx, ts[i].key, owner, ttl)
 	}, nil)
 	return verdict(e.kind, "renew", name, e.needed, ts, errs)

@@ -12,11 +12,10 @@ import (
 	"github.com/distlock/distlock/locker"
 )
 
-// TestNextAttemptWaitsForTheBackgroundRelease: the release a failed
-// attempt left running must not drop the hold the owner's next attempt
-// takes on that member, or the next holder would count a member it does
-// not hold.
-func TestNextAttemptWaitsForTheBackgroundRelease(t *testing.T) {
+// TestNextAttemptSettlesTheBackgroundRelease: the release a failed attempt
+// left running must not drop a hold the owner's next attempt counts on that
+// member, or the next holder would count a member it does not hold.
+func TestNextAttemptSettlesTheBackgroundRelease(t *testing.T) {
 	slow := memlocker.New()
 	members := []locker.Backend{memlocker.New(), memlocker.New(), slow}
 	b, err := New(Majority, members, DefaultSettings(Majority))
@@ -36,16 +35,19 @@ func TestNextAttemptWaitsForTheBackgroundRelease(t *testing.T) {
 	require.NoError(t, members[0].Unlock(context.Background(), "k", other))
 
 	// The slow member's release is still on its way when the owner tries
-	// again; the slow member answers at once now.
-	slow.SetLatency(0)
+	// again: the attempt first has it tried once more, and asks the member
+	// only once that try has ended it, so the old release cannot free the
+	// member the new hold counts.
 	g, err := b.TryLock(context.Background(), "k", "o", time.Minute)
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
+	slow.SetLatency(0)
 	b.bg.wg.Wait()
 	for i, m := range members {
 		st, err := m.(locker.Inspector).Inspect(context.Background(), "k")
 		require.NoError(t, err)
 		assert.True(t, st.Held, "member %d: the old release dropped the new hold", i)
 	}
+	require.NoError(t, b.Expire(context.Background(), "k", "o", time.Minute), "the renewal counts the two members that hold it")
 	require.NoError(t, b.Unlock(context.Background(), "k", "o"))
 }
