@@ -63,7 +63,11 @@
 //	redlock                        kill -9 three of five at once    yes: the restart guard keeps the forgetful majority out
 //	redlock-noguard                kill -9 three of five at once    NO: a forgetful majority grants the lock to a second owner
 //	mixed: RedLock of 2 Redis,     none; rotating faults, one       yes: one member of five is impaired at a time
-//	  etcd, memcached, mem           member at a time
+//	  etcd, memcached, mem           member at a time (Redis killed,    and a restarted Redis waits out the restart guard
+//	                                 memcached paused, etcd stopped,
+//	                                 a client cut from one member)
+//	mixed                          forgetful members: memcached     NO: a member that forgets a bare quorum's hold,
+//	                                 restarted empty, mem clock jump  with no guard, frees the lock; fencing must catch it
 //	etcd: 3 members                none, cut, member stop+restart   yes: leases survive a member's loss and are extended on leader change
 //	mem: clock driven in real time clock jumps forward              NO: the store ends leases early; fencing must catch the stale writes
 //
@@ -83,7 +87,7 @@
 // # Running
 //
 // Without -torture.duration each scenario runs four seconds (the rotating
-// one twelve) and the whole package stays within a few minutes on two
+// and forgetful ones twelve) and the whole package stays within a few minutes on two
 // cores. For a long run pass, for example, -torture.duration=2m and a
 // -timeout to match. TestMain prints the table of every run to standard
 // output (go test shows it with -v, or when run in this directory), and

@@ -175,35 +175,24 @@ var (
 	}}
 
 	// rotatingFault strikes one member of the mixed RedLock at a time, in
-	// turn: a Redis killed and restarted empty, memcached paused, memcached
-	// restarted empty, the mem store's clock jumping forward, the etcd
-	// member stopped and restarted, one client cut from one member. Each
-	// strike is over, restart guard included, before the next begins, so
-	// that at most one member of five is impaired at any time.
+	// turn: a Redis killed and restarted empty (and kept out by the restart
+	// guard), memcached paused, the etcd member stopped and restarted, one
+	// client cut from one member. Each strike is over, restart guard
+	// included, before the next begins, so that at most one member of five
+	// is impaired at any time.
 	rotatingFault = fault{name: "rotating", slow: 3, inject: func(t *testing.T, d *deployment, r *run, until time.Time) {
-		// Each strike returns how long its member stays impaired after
-		// it.
-		strikes := []func() time.Duration{
-			func() time.Duration {
-				i := rand.IntN(len(d.redis))
-				r.strike("redis %d killed", i)
-				s := d.redis[i]
-				s.Kill()
-				time.Sleep(100 * time.Millisecond)
-				s.Restart()
-				return restartGuard
-			},
-			func() time.Duration {
-				r.strike("memcached paused")
-				if err := d.mc.Pause(); err != nil {
-					t.Fatal(err)
-				}
-				time.Sleep(outage(d))
-				if err := d.mc.Resume(); err != nil {
-					t.Fatal(err)
-				}
-				return 0
-			},
+		rotate(d, r, until, rotatingStrikes(t, d, r))
+	}}
+
+	// forgetfulFault strikes, one at a time, the members that forget their
+	// holds with no restart guard to keep them out of the next quorum:
+	// memcached restarted empty, the mem store's clock jumping past every
+	// lease. A holder with a bare quorum that includes the struck member
+	// is left with a minority, and another owner can win: RedLock promises
+	// nothing here (its members must not forget within a lease), and
+	// fencing must catch the stale writes.
+	forgetfulFault = fault{name: "forgetful", slow: 3, inject: func(t *testing.T, d *deployment, r *run, until time.Time) {
+		rotate(d, r, until, []func() time.Duration{
 			func() time.Duration {
 				r.strike("memcached restarted")
 				if err := d.mc.Restart(); err != nil {
@@ -216,43 +205,74 @@ var (
 				d.memClock.Advance(3 * d.lease)
 				return 0
 			},
-			func() time.Duration {
-				r.strike("etcd stopped")
-				d.etcd.Stop(0)
-				time.Sleep(outage(d))
-				if err := d.etcd.Restart(0); err != nil {
-					t.Fatalf("restarting etcd: %v", err)
-				}
-				return 0
-			},
-			func() time.Duration {
-				// One member only: a client cut from both Redis members
-				// would be left with too few fencing members to win a
-				// quorum, and the scenario would test little else.
-				victim := rand.IntN(*flagClients)
-				ps := pick(r.links.of(victim), 1)
-				r.strike("client %d cut from %s", victim, ps[0].Target())
-				for _, p := range ps {
-					p.Cut()
-				}
-				time.Sleep(outage(d))
-				for _, p := range ps {
-					p.Heal()
-				}
-				return 0
-			},
-		}
-		next := rand.IntN(len(strikes))
-		settle := time.Duration(0)
-		for between(settle+300*time.Millisecond, settle+600*time.Millisecond, until) {
-			// A lease's length passes before the next strike too, so
-			// no hold lives through two strikes.
-			whileHeld(d, r)
-			settle = max(strikes[next%len(strikes)](), d.lease)
-			next++
-		}
+		})
 	}}
 )
+
+// rotatingStrikes are the strikes of rotatingFault; each returns how long
+// its member stays impaired after it.
+func rotatingStrikes(t *testing.T, d *deployment, r *run) []func() time.Duration {
+	return []func() time.Duration{
+		func() time.Duration {
+			i := rand.IntN(len(d.redis))
+			r.strike("redis %d killed", i)
+			s := d.redis[i]
+			s.Kill()
+			time.Sleep(100 * time.Millisecond)
+			s.Restart()
+			return restartGuard
+		},
+		func() time.Duration {
+			r.strike("memcached paused")
+			if err := d.mc.Pause(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(outage(d))
+			if err := d.mc.Resume(); err != nil {
+				t.Fatal(err)
+			}
+			return 0
+		},
+		func() time.Duration {
+			r.strike("etcd stopped")
+			d.etcd.Stop(0)
+			time.Sleep(outage(d))
+			if err := d.etcd.Restart(0); err != nil {
+				t.Fatalf("restarting etcd: %v", err)
+			}
+			return 0
+		},
+		func() time.Duration {
+			// One member only: a client cut from both Redis members
+			// would be left with too few fencing members to win a
+			// quorum, and the scenario would test little else.
+			victim := rand.IntN(*flagClients)
+			ps := pick(r.links.of(victim), 1)
+			r.strike("client %d cut from %s", victim, ps[0].Target())
+			for _, p := range ps {
+				p.Cut()
+			}
+			time.Sleep(outage(d))
+			for _, p := range ps {
+				p.Heal()
+			}
+			return 0
+		},
+	}
+}
+
+// rotate makes the strikes in turn, from a random one, until until: each
+// while a lock is held, and the next only once the last has settled and a
+// lease's length has passed, so that no hold lives through two strikes.
+func rotate(d *deployment, r *run, until time.Time, strikes []func() time.Duration) {
+	next := rand.IntN(len(strikes))
+	settle := time.Duration(0)
+	for between(settle+300*time.Millisecond, settle+600*time.Millisecond, until) {
+		whileHeld(d, r)
+		settle = max(strikes[next%len(strikes)](), d.lease)
+		next++
+	}
+}
 
 // pick returns n distinct elements of xs, at random.
 func pick[T any](xs []T, n int) []T {

@@ -44,7 +44,9 @@ var scenarios = []scenario{
 
 	{config: mixed, fault: noFault, exclusive: true},
 	{config: mixed, fault: rotatingFault, exclusive: true,
-		why: "one member of five is impaired at a time"},
+		why: "one member of five is impaired at a time, and a restarted Redis is kept out by the restart guard"},
+	{config: mixed, fault: forgetfulFault, exclusive: false,
+		why: "a member that forgets a bare quorum's hold with no restart guard (memcached restarted, a clock jump) frees the lock; fencing must catch the stale writes"},
 
 	{config: etcdCluster, fault: noFault, exclusive: true},
 	{config: etcdCluster, fault: cutFault, exclusive: true,
