@@ -40,6 +40,14 @@ var cleanups sync.WaitGroup
 // The cleanup tries until the holds it gives back would have expired
 // anyway, at until by the Mutex's clock.
 func (m *Mutex) finish(ctx context.Context, c cleanup, until time.Time) {
+	if m.sharedOwner {
+		// Another Mutex of the owner may hold the lock, or take it any
+		// moment: an Unlock made again after one whose outcome is unknown
+		// could drop that Mutex's hold instead. The holds expire with
+		// their lease, and a later acquisition gives back those no live
+		// hold accounts for.
+		c.holds = 0
+	}
 	if !c.empty() {
 		gctx, cancel := graced(ctx)
 		c = m.undo(gctx, c)

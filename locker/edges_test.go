@@ -197,3 +197,30 @@ func TestOversizedNamesAreInvalid(t *testing.T) {
 	_, err = locker.New(c, "k", locker.WithOwner(strings.Repeat("o", 257)))
 	require.ErrorIs(t, err, locker.ErrInvalid)
 }
+
+// An Unlock whose outcome is unknown is not made again for a shared owner:
+// the second Unlock could drop the hold of another Mutex of the owner.
+func TestSharedOwnerDoesNotRetryAnUnknownUnlock(t *testing.T) {
+	ctx := context.Background()
+	s := memlocker.NewStore()
+	owner := locker.NewOwner()
+	c1 := s.Client()
+	m1 := newMutex(t, c1, "k", locker.WithOwner(owner))
+	m2 := newMutex(t, s.Client(), "k", locker.WithOwner(owner))
+	l1, err := m1.Lock(ctx, locker.WithLease(time.Minute))
+	require.NoError(t, err)
+	l2, err := m2.Lock(ctx, locker.WithLease(time.Minute))
+	require.NoError(t, err)
+	require.Equal(t, 2, l2.Holds())
+
+	c1.TimeoutNext(1) // the Unlock runs, its reply is lost
+	require.Error(t, l1.Unlock(ctx))
+	locker.WaitCleanups()
+	n, err := m2.HoldCount(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n, "m2's hold survives m1's lost Unlock")
+	require.NoError(t, l2.Unlock(ctx))
+	held, err := m2.IsLocked(ctx)
+	require.NoError(t, err)
+	assert.False(t, held)
+}
