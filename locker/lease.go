@@ -97,7 +97,9 @@ func (l *Lease) Deadline() time.Time {
 // ended before Unlock (Done closed, or Deadline passed), whatever the
 // store still held: what is left there is deleted all the same. Any other
 // error means the store's state is unknown: the release is then retried in
-// the background until it succeeds or the lease would have run out.
+// the background until it succeeds or the lease would have run out, except
+// for a shared owner (WithOwner), whose hold then ends with its lease,
+// since a second Unlock could drop another Mutex's hold of the owner.
 func (l *Lease) Unlock(ctx context.Context) error {
 	l.mu.Lock()
 	if l.unlocked {
