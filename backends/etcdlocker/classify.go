@@ -38,8 +38,27 @@ func keyError(op, key string, err error) error {
 			at, locker.ErrInvalid, cut(err.Error()))
 	case notSent(err):
 		return fmt.Errorf("etcdlocker: %s: %w: cannot reach etcd, nothing was sent: %s", at, locker.ErrUnavailable, cut(err.Error()))
+	case refusedUser(err):
+		return fmt.Errorf("etcdlocker: %s: %w: %s", at, locker.ErrInvalid, userAdvice(err))
 	}
 	return fmt.Errorf("etcdlocker: %s: %w", at, err)
+}
+
+// refusedUser reports whether etcd refused the client's user before it
+// applied anything: credentials it does not accept, or a user without
+// permission on the keys.
+func refusedUser(err error) bool {
+	e := rpctypes.Error(err)
+	return errors.Is(e, rpctypes.ErrAuthFailed) || errors.Is(e, rpctypes.ErrPermissionDenied) ||
+		errors.Is(e, rpctypes.ErrUserEmpty) || errors.Is(e, rpctypes.ErrAuthNotEnabled)
+}
+
+// userAdvice says what to fix for an error refusedUser accepts.
+func userAdvice(err error) string {
+	if errors.Is(rpctypes.Error(err), rpctypes.ErrPermissionDenied) {
+		return "etcd refused the user: it needs readwrite permission on the backend's prefix (" + err.Error() + ")"
+	}
+	return "authentication failed: check the user and password in the URL (etcd://user:password@host) or the client's Username and Password (" + err.Error() + ")"
 }
 
 // quoted returns key quoted for an error message, cut short when long.

@@ -70,6 +70,9 @@ func OpenURL(ctx context.Context, u *url.URL) (*Backend, error) {
 		return nil, fmt.Errorf("etcdlocker: %w", err)
 	}
 	cli, err := clientv3.New(cfg)
+	if refusedUser(err) {
+		return nil, fmt.Errorf("etcdlocker: client for %v: %w: %s", cfg.Endpoints, locker.ErrInvalid, userAdvice(err))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("etcdlocker: client for %v: %w", cfg.Endpoints, err)
 	}
