@@ -122,6 +122,10 @@ func (m *Mutex) acquire(ctx context.Context, op string, wait bool, opts []LockOp
 	if s.waitSet {
 		wait = s.wait > 0
 	}
+	if wait {
+		m.tel.addWaiters(ctx, 1)
+		defer m.tel.addWaiters(ctx, -1)
+	}
 	// The wait budget bounds the wait; the caller's context also bounds the
 	// cleanup after a failed one.
 	parent := ctx

@@ -8,8 +8,9 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// observe is acquire, reported: the call's span, result and duration, the
-// waiters while it waits, and the hold it takes.
+// observe is acquire, reported: the call's span, result and duration, and
+// the hold it takes; acquire counts the waiters itself, since it decides
+// whether a call waits.
 func (m *Mutex) observe(ctx context.Context, op string, wait bool, opts []LockOption) (*Lease, error) {
 	mt := m.tel
 	if mt == nil {
@@ -17,14 +18,7 @@ func (m *Mutex) observe(ctx context.Context, op string, wait bool, opts []LockOp
 	}
 	start := time.Now()
 	ctx, span := mt.startSpan(ctx, "distlock."+op, trace.SpanKindInternal)
-	waits := waits(wait, opts)
-	if waits {
-		mt.addWaiters(ctx, 1)
-	}
 	l, err := m.acquire(ctx, op, wait, opts)
-	if waits {
-		mt.addWaiters(ctx, -1)
-	}
 	res := acquisitionResult(err)
 	if ins := mt.metrics; ins != nil {
 		attrs := metric.WithAttributes(mt.with(attrResult.String(res))...)
@@ -47,23 +41,9 @@ func (m *Mutex) observe(ctx context.Context, op string, wait bool, opts []LockOp
 	return l, err
 }
 
-// waits reports whether a call with opts waits for the lock, as acquire
-// decides it.
-func waits(wait bool, opts []LockOption) bool {
-	var s lockSettings
-	for _, opt := range opts {
-		if opt(&s) != nil {
-			return false // acquire refuses the call at once
-		}
-	}
-	if s.waitSet {
-		return s.wait > 0
-	}
-	return wait
-}
-
+// addWaiters counts n more calls waiting for the lock (see acquire).
 func (mt *mutexTelemetry) addWaiters(ctx context.Context, n int64) {
-	if mt.metrics != nil {
+	if mt != nil && mt.metrics != nil {
 		mt.metrics.waiters.Add(ctx, n, metric.WithAttributes(mt.with()...))
 	}
 }

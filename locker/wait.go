@@ -181,14 +181,12 @@ func (m *Mutex) waiterID(queued bool) string {
 	return ""
 }
 
-// abandon returns what to undo after an attempt that failed with err. When
+// abandon returns what to undo after an attempt that failed with err: when
 // the attempt's outcome is unknown it may have taken a hold, which is
-// given back. A Mutex whose owner is shared with others (WithOwner) cannot
-// tell such a hold from theirs and leaves it to expire with its lease
-// instead; a later acquisition gives it back if no live hold accounts for
-// it.
+// given back (by finish, which leaves a shared owner's holds to their
+// lease).
 func (m *Mutex) abandon(err error) cleanup {
-	if !IsUnknown(err) || m.sharedOwner {
+	if !IsUnknown(err) {
 		return cleanup{}
 	}
 	return cleanup{holds: 1}
