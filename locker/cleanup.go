@@ -40,19 +40,33 @@ var cleanups sync.WaitGroup
 // The cleanup tries until the holds it gives back would have expired
 // anyway, at until by the Mutex's clock.
 func (m *Mutex) finish(ctx context.Context, c cleanup, until time.Time) {
-	if m.sharedOwner {
-		// Another Mutex of the owner may hold the lock, or take it any
-		// moment: an Unlock made again after one whose outcome is unknown
-		// could drop that Mutex's hold instead. The holds expire with
-		// their lease, and a later acquisition gives back those no live
-		// hold accounts for.
-		c.holds = 0
-	}
+	c = m.retryable(c)
 	if !c.empty() {
 		gctx, cancel := graced(ctx)
 		c = m.undo(gctx, c)
 		cancel()
 	}
+	m.handOff(c, until)
+}
+
+// retryable is c less what must not be tried again. For a shared owner
+// that is its holds: another Mutex of the owner may hold the lock, or take
+// it any moment, and an Unlock made again after one whose outcome is
+// unknown could drop that Mutex's hold instead. Such holds expire with
+// their lease, and a later acquisition gives back those no live hold
+// accounts for.
+func (m *Mutex) retryable(c cleanup) cleanup {
+	if m.sharedOwner {
+		c.holds = 0
+	}
+	return c
+}
+
+// handOff gives the local token back when c is empty, and otherwise hands
+// it, with c, to a background cleanup (see finish). Lease.Unlock calls it
+// directly: its own Unlock was the first try, and trying again at once
+// would only repeat the round trip that just failed.
+func (m *Mutex) handOff(c cleanup, until time.Time) {
 	if c.empty() {
 		<-m.sem
 		return

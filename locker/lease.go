@@ -121,7 +121,7 @@ func (l *Lease) Unlock(ctx context.Context) error {
 	if IsUnknown(err) {
 		undo.holds = 1
 	}
-	l.m.finish(ctx, undo, deadline)
+	l.m.handOff(l.m.retryable(undo), deadline)
 	switch {
 	case lost != nil && errors.Is(err, ErrNotHeld):
 		err = fmt.Errorf("%w: %w", lost, err)
