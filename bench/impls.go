@@ -15,6 +15,7 @@ import (
 	"github.com/redis/rueidis/rueidislock"
 
 	"github.com/distlock/distlock/backends/redislocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/redlock"
 )
@@ -62,14 +63,14 @@ var watchdogImpl = implementation{"distlock watchdog", func(a []string, k string
 // of several.
 type distlockHandle struct {
 	m       *locker.Mutex
-	backend locker.Backend
+	backend driver.Backend
 	clients []*redis.Client
 	opts    []locker.LockOption
 }
 
 func openDistlock(addrs []string, key string, watchdog bool) (handle, error) {
 	h := &distlockHandle{}
-	var members []locker.Backend
+	var members []driver.Backend
 	for _, a := range addrs {
 		c := newRedisClient(a)
 		b, err := redislocker.New(c, redislocker.WithOwnedClient())

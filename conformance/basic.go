@@ -7,13 +7,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
 func testGranularity(ctx context.Context, t *testing.T, s *suite) {
 	b := s.backend(ctx, t)
 	require.Positive(t, s.h.Granularity(), "harness granularity")
-	if g, ok := b.(locker.Granular); ok {
+	if g, ok := b.(driver.Granular); ok {
 		assert.Equal(t, s.h.Granularity(), g.Granularity(), "the backend's Granularity disagrees with the harness")
 	}
 }
@@ -22,14 +23,14 @@ func testAcquireRelease(ctx context.Context, t *testing.T, s *suite) {
 	b := s.backend(ctx, t)
 	key, o1, o2 := s.key(t, ""), locker.NewOwner(), locker.NewOwner()
 
-	g, err := b.TryLock(ctx, key, o1, s.long)
+	g, err := b.TryLock(ctx, driver.Request{Key: key, Owner: o1, TTL: s.long})
 	require.NoError(t, err)
 	require.True(t, g.Acquired, "a free key must be acquired")
 	assert.Equal(t, 1, g.Holds, "first acquisition hold count")
 	assert.NotZero(t, g.Token, "an acquisition must carry a fencing token")
 	require.NoError(t, b.Unlock(ctx, key, o1))
 
-	g, err = b.TryLock(ctx, key, o2, s.long)
+	g, err = b.TryLock(ctx, driver.Request{Key: key, Owner: o2, TTL: s.long})
 	require.NoError(t, err)
 	require.True(t, g.Acquired, "a released key must be free for another owner")
 	require.NoError(t, b.Unlock(ctx, key, o2))
@@ -39,9 +40,9 @@ func testContendedTryFails(ctx context.Context, t *testing.T, s *suite) {
 	b1, b2 := s.backend(ctx, t), s.backend(ctx, t)
 	key, o1, o2 := s.key(t, ""), locker.NewOwner(), locker.NewOwner()
 
-	_, err := b1.TryLock(ctx, key, o1, s.long)
+	_, err := b1.TryLock(ctx, driver.Request{Key: key, Owner: o1, TTL: s.long})
 	require.NoError(t, err)
-	g, err := b2.TryLock(ctx, key, o2, s.long)
+	g, err := b2.TryLock(ctx, driver.Request{Key: key, Owner: o2, TTL: s.long})
 	require.NoError(t, err, "a refused attempt is not an error")
 	assert.False(t, g.Acquired, "a held key must refuse another owner")
 	assert.Zero(t, g.Holds)
@@ -52,7 +53,7 @@ func testContendedTryFails(ctx context.Context, t *testing.T, s *suite) {
 	}
 	m := s.mutex(t, b2, key)
 	_, err = m.TryLock(ctx)
-	assert.ErrorIs(t, err, locker.ErrNotAcquired, "Mutex.TryLock on a held lock")
+	assert.ErrorIs(t, err, driver.ErrNotAcquired, "Mutex.TryLock on a held lock")
 	require.NoError(t, b1.Unlock(ctx, key, o1))
 }
 
@@ -60,22 +61,22 @@ func testUnlockNotHeld(ctx context.Context, t *testing.T, s *suite) {
 	b1, b2 := s.backend(ctx, t), s.backend(ctx, t)
 	key, o1, o2 := s.key(t, ""), locker.NewOwner(), locker.NewOwner()
 
-	assert.ErrorIs(t, b1.Unlock(ctx, key, o1), locker.ErrNotHeld, "unlocking a free key")
+	assert.ErrorIs(t, b1.Unlock(ctx, key, o1), driver.ErrNotHeld, "unlocking a free key")
 
-	_, err := b1.TryLock(ctx, key, o1, s.long)
+	_, err := b1.TryLock(ctx, driver.Request{Key: key, Owner: o1, TTL: s.long})
 	require.NoError(t, err)
-	assert.ErrorIs(t, b2.Unlock(ctx, key, o2), locker.ErrNotHeld, "unlock by the wrong owner")
+	assert.ErrorIs(t, b2.Unlock(ctx, key, o2), driver.ErrNotHeld, "unlock by the wrong owner")
 	assert.True(t, isHeld(ctx, t, b2, key), "an unlock by the wrong owner must change nothing")
 
 	require.NoError(t, b1.Unlock(ctx, key, o1))
-	assert.ErrorIs(t, b1.Unlock(ctx, key, o1), locker.ErrNotHeld, "unlocking twice")
+	assert.ErrorIs(t, b1.Unlock(ctx, key, o1), driver.ErrNotHeld, "unlocking twice")
 	assert.False(t, isHeld(ctx, t, b2, key), "key must be free after the release")
 
 	m := s.mutex(t, b1, key)
 	lease, err := m.TryLock(ctx, locker.WithLease(s.long))
 	require.NoError(t, err)
 	require.NoError(t, lease.Unlock(ctx))
-	assert.ErrorIs(t, lease.Unlock(ctx), locker.ErrNotHeld, "Lease.Unlock twice")
+	assert.ErrorIs(t, lease.Unlock(ctx), driver.ErrNotHeld, "Lease.Unlock twice")
 }
 
 func testReentry(ctx context.Context, t *testing.T, s *suite) {
@@ -84,7 +85,7 @@ func testReentry(ctx context.Context, t *testing.T, s *suite) {
 
 	var token uint64
 	for want := 1; want <= 3; want++ {
-		g, err := b1.TryLock(ctx, key, o1, s.long)
+		g, err := b1.TryLock(ctx, driver.Request{Key: key, Owner: o1, TTL: s.long})
 		require.NoError(t, err)
 		require.True(t, g.Acquired, "the holder must re-enter")
 		assert.Equal(t, want, g.Holds, "hold count after %d acquisitions", want)
@@ -107,7 +108,7 @@ func testReentry(ctx context.Context, t *testing.T, s *suite) {
 	assert.Equal(t, 2, inner.Holds())
 	assert.Equal(t, outer.Token(), inner.Token())
 	_, err = s.mutex(t, b2, key).TryLock(ctx)
-	assert.ErrorIs(t, err, locker.ErrNotAcquired, "a Mutex with its own owner must not re-enter")
+	assert.ErrorIs(t, err, driver.ErrNotAcquired, "a Mutex with its own owner must not re-enter")
 	require.NoError(t, inner.Unlock(ctx))
 	assert.True(t, isHeld(ctx, t, b2, key), "the outer hold must survive the inner unlock")
 	require.NoError(t, outer.Unlock(ctx))
@@ -120,12 +121,12 @@ func testFencingTokens(ctx context.Context, t *testing.T, s *suite) {
 	for i := range 6 {
 		b := s.backend(ctx, t)
 		o := locker.NewOwner()
-		g, err := b.TryLock(ctx, key, o, s.long)
+		g, err := b.TryLock(ctx, driver.Request{Key: key, Owner: o, TTL: s.long})
 		require.NoError(t, err)
 		require.True(t, g.Acquired)
 		assert.Greater(t, g.Token, last, "holder %d's token must exceed the previous holder's", i)
 		last = g.Token
-		again, err := b.TryLock(ctx, key, o, s.long)
+		again, err := b.TryLock(ctx, driver.Request{Key: key, Owner: o, TTL: s.long})
 		require.NoError(t, err)
 		assert.Equal(t, g.Token, again.Token, "re-entry must keep the token")
 		require.NoError(t, b.Unlock(ctx, key, o))
@@ -134,13 +135,13 @@ func testFencingTokens(ctx context.Context, t *testing.T, s *suite) {
 
 	// A lease that runs out also ends the hold: the next token is higher.
 	b := s.backend(ctx, t)
-	expired, err := b.TryLock(ctx, key, locker.NewOwner(), s.unit)
+	expired, err := b.TryLock(ctx, driver.Request{Key: key, Owner: locker.NewOwner(), TTL: s.unit})
 	require.NoError(t, err)
 	require.True(t, expired.Acquired)
 	assert.Greater(t, expired.Token, last)
-	var g locker.Grant
+	var g driver.Grant
 	eventually(ctx, t, 3*s.unit+s.h.Granularity()+5*s.unit, "acquiring after expiry", func() bool {
-		g, err = b.TryLock(ctx, key, "next-"+locker.NewOwner(), s.long)
+		g, err = b.TryLock(ctx, driver.Request{Key: key, Owner: "next-" + locker.NewOwner(), TTL: s.long})
 		require.NoError(t, err)
 		return g.Acquired
 	})

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -16,13 +17,13 @@ import (
 //	func BenchmarkLockUnlock(b *testing.B) {
 //		conformance.Benchmark(b, newBackend(b))
 //	}
-func Benchmark(b *testing.B, be locker.Backend) {
+func Benchmark(b *testing.B, be driver.Backend) {
 	ctx := context.Background()
 	key := "conformance-bench:" + locker.NewOwner()[:10]
 	b.Run("TryLockUnlock", func(b *testing.B) {
 		owner := locker.NewOwner()
 		for b.Loop() {
-			g, err := be.TryLock(ctx, key, owner, 10*time.Second)
+			g, err := be.TryLock(ctx, driver.Request{Key: key, Owner: owner, TTL: 10 * time.Second})
 			if err != nil || !g.Acquired {
 				b.Fatalf("TryLock: %v, %+v", err, g)
 			}

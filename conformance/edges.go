@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -17,9 +18,9 @@ import (
 // call returns by its context's deadline whatever the store does.
 type Staller interface {
 	// Stall makes b's calls hang until their context ends or Resume.
-	Stall(b locker.Backend) error
+	Stall(b driver.Backend) error
 	// Resume lets b's calls through again.
-	Resume(b locker.Backend) error
+	Resume(b driver.Backend) error
 }
 
 // doneMargin is how late after Deadline a lease's Done may close: the
@@ -52,7 +53,7 @@ func testStaleReentry(ctx context.Context, t *testing.T, s *suite) {
 	m := s.mutex(t, b, key)
 	// A hold of the Mutex's owner that no Lease accounts for, as a lost
 	// Unlock or a failover to a replica that missed the release leaves.
-	stale, err := other.TryLock(ctx, key, m.Owner(), s.long)
+	stale, err := other.TryLock(ctx, driver.Request{Key: key, Owner: m.Owner(), TTL: s.long})
 	require.NoError(t, err)
 	require.True(t, stale.Acquired)
 
@@ -83,7 +84,7 @@ func testStaleReentry(ctx context.Context, t *testing.T, s *suite) {
 func testDoneByDeadline(ctx context.Context, t *testing.T, s *suite) {
 	// Renewals that hang (a stalled store) are the hard case: no failed
 	// renewal returns in time to say the lease is over.
-	cut, heal := func(locker.Backend) error { return nil }, func(locker.Backend) error { return nil }
+	cut, heal := func(driver.Backend) error { return nil }, func(driver.Backend) error { return nil }
 	if p, ok := s.h.(Partitioner); ok {
 		cut, heal = p.Partition, p.Heal
 	}
@@ -155,12 +156,12 @@ func testContextBound(ctx context.Context, t *testing.T, s *suite) {
 		err := call(cctx)
 		elapsed := time.Since(start)
 		assert.Error(t, err, "%s on a stalled store", what)
-		assert.NotErrorIs(t, err, locker.ErrNotAcquired, "%s: a stalled store is not another holder", what)
+		assert.NotErrorIs(t, err, driver.ErrNotAcquired, "%s: a stalled store is not another holder", what)
 		assert.Less(t, elapsed, 300*time.Millisecond+boundMargin, "%s must return by its context's deadline", what)
 	}
 	bounded("Extend", func(ctx context.Context) error { return held.Extend(ctx, s.long) })
 	bounded("Inspect", func(ctx context.Context) error { _, err := m.Inspect(ctx); return err })
-	if n, ok := b.(locker.Notifier); ok {
+	if n, ok := b.(driver.Notifier); ok {
 		// A watch may be set up although the store does not answer (it
 		// reconnects and says so later); it must not hold its caller.
 		wctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
@@ -198,7 +199,7 @@ func testWaiterAtExpiry(ctx context.Context, t *testing.T, s *suite) {
 	// published. The waiter must try again as it runs out, not a poll or a
 	// safety net later.
 	start := time.Now()
-	g, err := b.TryLock(ctx, key, locker.NewOwner(), 3*s.unit)
+	g, err := b.TryLock(ctx, driver.Request{Key: key, Owner: locker.NewOwner(), TTL: 3 * s.unit})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 	waiter := s.mutex(t, s.backend(ctx, t), key)
@@ -213,7 +214,7 @@ func testHolderLabel(ctx context.Context, t *testing.T, s *suite) {
 	key := s.key(t, "")
 	b := s.backend(ctx, t)
 	m := s.mutex(t, b, key, locker.WithLabel("conformance-holder"))
-	if _, ok := b.(locker.Inspector); !ok {
+	if _, ok := b.(driver.Inspector); !ok {
 		t.Skip("the backend cannot inspect")
 	}
 	l, err := m.Lock(ctx, locker.WithLease(s.long))

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // Harness makes clients of the store under test.
@@ -13,7 +13,7 @@ type Harness interface {
 	// NewBackend returns a new, independent client of the store: its own
 	// connections, seeing the same locks as every other client of the
 	// harness. The suite closes the clients it makes.
-	NewBackend(ctx context.Context) (locker.Backend, error)
+	NewBackend(ctx context.Context) (driver.Backend, error)
 
 	// Granularity is the store's lease granularity: leases are rounded up to
 	// a multiple of it. The suite sizes its leases from it.
@@ -28,9 +28,9 @@ type Harness interface {
 // renewals cannot get through is reported lost.
 type Partitioner interface {
 	// Partition cuts b off the store: its calls fail or time out.
-	Partition(b locker.Backend) error
+	Partition(b driver.Backend) error
 	// Heal restores b's connection.
-	Heal(b locker.Backend) error
+	Heal(b driver.Backend) error
 }
 
 // NewHarness makes the harness for one run of the suite.

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -32,16 +33,16 @@ func testOddKeys(ctx context.Context, t *testing.T, s *suite) {
 	keys := make([]string, len(oddKeys))
 	for i, k := range oddKeys {
 		keys[i] = s.key(t, "/"+k)
-		g, err := b1.TryLock(ctx, keys[i], o1, s.long)
+		g, err := b1.TryLock(ctx, driver.Request{Key: keys[i], Owner: o1, TTL: s.long})
 		require.NoError(t, err, "key %q", k)
 		require.True(t, g.Acquired, "key %q: each odd key is a lock of its own", k)
 	}
 	for i, k := range oddKeys {
-		g, err := b2.TryLock(ctx, keys[i], o2, s.long)
+		g, err := b2.TryLock(ctx, driver.Request{Key: keys[i], Owner: o2, TTL: s.long})
 		require.NoError(t, err, "key %q", k)
 		assert.False(t, g.Acquired, "key %q must be held", k)
 		require.NoError(t, b1.Unlock(ctx, keys[i], o1), "key %q", k)
-		g, err = b2.TryLock(ctx, keys[i], o2, s.long)
+		g, err = b2.TryLock(ctx, driver.Request{Key: keys[i], Owner: o2, TTL: s.long})
 		require.NoError(t, err, "key %q", k)
 		assert.True(t, g.Acquired, "key %q must be free after its release", k)
 		require.NoError(t, b2.Unlock(ctx, keys[i], o2), "key %q", k)
@@ -55,10 +56,13 @@ func testInvalidInput(ctx context.Context, t *testing.T, s *suite) {
 		name string
 		call func() error
 	}{
-		{"TryLock empty key", func() error { _, err := b.TryLock(ctx, "", o, s.long); return err }},
-		{"TryLock empty owner", func() error { _, err := b.TryLock(ctx, key, "", s.long); return err }},
-		{"TryLock zero lease", func() error { _, err := b.TryLock(ctx, key, o, 0); return err }},
-		{"TryLock negative lease", func() error { _, err := b.TryLock(ctx, key, o, -time.Second); return err }},
+		{"TryLock empty key", func() error { _, err := b.TryLock(ctx, driver.Request{Key: "", Owner: o, TTL: s.long}); return err }},
+		{"TryLock empty owner", func() error { _, err := b.TryLock(ctx, driver.Request{Key: key, Owner: "", TTL: s.long}); return err }},
+		{"TryLock zero lease", func() error { _, err := b.TryLock(ctx, driver.Request{Key: key, Owner: o, TTL: 0}); return err }},
+		{"TryLock negative lease", func() error {
+			_, err := b.TryLock(ctx, driver.Request{Key: key, Owner: o, TTL: -time.Second})
+			return err
+		}},
 		{"Expire zero lease", func() error { return b.Expire(ctx, key, o, 0) }},
 		{"Unlock empty key", func() error { return b.Unlock(ctx, "", o) }},
 		{"New empty name", func() error { _, err := locker.New(b, ""); return err }},
@@ -75,7 +79,7 @@ func testInvalidInput(ctx context.Context, t *testing.T, s *suite) {
 		}},
 	}
 	for _, c := range cases {
-		assert.ErrorIs(t, c.call(), locker.ErrInvalid, c.name)
+		assert.ErrorIs(t, c.call(), driver.ErrInvalid, c.name)
 	}
 	assert.False(t, isHeld(ctx, t, b, key), "bad input must leave nothing behind")
 }
@@ -84,12 +88,12 @@ func testUseAfterClose(ctx context.Context, t *testing.T, s *suite) {
 	b := s.backend(ctx, t)
 	key, o := s.key(t, ""), locker.NewOwner()
 	require.NoError(t, b.Close())
-	_, err := b.TryLock(ctx, key, o, s.long)
-	assert.ErrorIs(t, err, locker.ErrClosed, "TryLock after Close")
-	assert.ErrorIs(t, b.Unlock(ctx, key, o), locker.ErrClosed, "Unlock after Close")
-	assert.ErrorIs(t, b.Expire(ctx, key, o, s.long), locker.ErrClosed, "Expire after Close")
+	_, err := b.TryLock(ctx, driver.Request{Key: key, Owner: o, TTL: s.long})
+	assert.ErrorIs(t, err, driver.ErrClosed, "TryLock after Close")
+	assert.ErrorIs(t, b.Unlock(ctx, key, o), driver.ErrClosed, "Unlock after Close")
+	assert.ErrorIs(t, b.Expire(ctx, key, o, s.long), driver.ErrClosed, "Expire after Close")
 	_, err = s.mutex(t, b, key).TryLock(ctx)
-	assert.ErrorIs(t, err, locker.ErrClosed, "Mutex.TryLock after Close")
+	assert.ErrorIs(t, err, driver.ErrClosed, "Mutex.TryLock after Close")
 	assert.NotPanics(t, func() { _ = b.Close() }, "closing twice")
 	assert.False(t, isHeld(ctx, t, s.backend(ctx, t), key), "calls after Close must leave nothing behind")
 }

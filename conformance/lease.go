@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -22,19 +23,19 @@ func testLeaseExpiry(ctx context.Context, t *testing.T, s *suite) {
 	key, o1, o2 := s.key(t, ""), locker.NewOwner(), locker.NewOwner()
 
 	start := time.Now()
-	_, err := b1.TryLock(ctx, key, o1, 2*s.unit)
+	_, err := b1.TryLock(ctx, driver.Request{Key: key, Owner: o1, TTL: 2 * s.unit})
 	require.NoError(t, err)
-	g, err := b2.TryLock(ctx, key, o2, s.long)
+	g, err := b2.TryLock(ctx, driver.Request{Key: key, Owner: o2, TTL: s.long})
 	require.NoError(t, err)
 	require.False(t, g.Acquired, "the lease has not run out yet")
 	eventually(ctx, t, s.expiryLimit(2*s.unit), "another owner acquiring after the lease ran out", func() bool {
-		g, err = b2.TryLock(ctx, key, o2, s.long)
+		g, err = b2.TryLock(ctx, driver.Request{Key: key, Owner: o2, TTL: s.long})
 		require.NoError(t, err)
 		return g.Acquired
 	})
 	assert.GreaterOrEqual(t, time.Since(start), 2*s.unit-s.h.Granularity()/2, "the lease ended early")
-	assert.ErrorIs(t, b1.Unlock(ctx, key, o1), locker.ErrNotHeld, "unlock after the lease ran out")
-	assert.ErrorIs(t, b1.Expire(ctx, key, o1, s.long), locker.ErrNotHeld, "expire after the lease ran out")
+	assert.ErrorIs(t, b1.Unlock(ctx, key, o1), driver.ErrNotHeld, "unlock after the lease ran out")
+	assert.ErrorIs(t, b1.Expire(ctx, key, o1, s.long), driver.ErrNotHeld, "expire after the lease ran out")
 	require.NoError(t, b2.Unlock(ctx, key, o2))
 }
 
@@ -42,21 +43,21 @@ func testExpireOnlyByOwner(ctx context.Context, t *testing.T, s *suite) {
 	b1, b2 := s.backend(ctx, t), s.backend(ctx, t)
 	key, o1, o2 := s.key(t, ""), locker.NewOwner(), locker.NewOwner()
 
-	assert.ErrorIs(t, b1.Expire(ctx, key, o1, s.long), locker.ErrNotHeld, "expire on a free key")
+	assert.ErrorIs(t, b1.Expire(ctx, key, o1, s.long), driver.ErrNotHeld, "expire on a free key")
 	assert.False(t, isHeld(ctx, t, b2, key), "expire on a free key must not create it")
 
-	_, err := b1.TryLock(ctx, key, o1, 2*s.unit)
+	_, err := b1.TryLock(ctx, driver.Request{Key: key, Owner: o1, TTL: 2 * s.unit})
 	require.NoError(t, err)
-	assert.ErrorIs(t, b2.Expire(ctx, key, o2, s.long), locker.ErrNotHeld, "expire by the wrong owner")
+	assert.ErrorIs(t, b2.Expire(ctx, key, o2, s.long), driver.ErrNotHeld, "expire by the wrong owner")
 	require.NoError(t, b1.Expire(ctx, key, o1, s.long), "expire by the owner")
 	time.Sleep(s.expiryLimit(2 * s.unit))
 	assert.True(t, isHeld(ctx, t, b2, key), "the owner's Expire must have lengthened the lease")
 	require.NoError(t, b1.Unlock(ctx, key, o1))
 
 	// The wrong owner's Expire must not have lengthened anything either.
-	_, err = b1.TryLock(ctx, key, o1, 2*s.unit)
+	_, err = b1.TryLock(ctx, driver.Request{Key: key, Owner: o1, TTL: 2 * s.unit})
 	require.NoError(t, err)
-	assert.ErrorIs(t, b2.Expire(ctx, key, o2, s.long), locker.ErrNotHeld)
+	assert.ErrorIs(t, b2.Expire(ctx, key, o2, s.long), driver.ErrNotHeld)
 	eventually(ctx, t, s.expiryLimit(2*s.unit), "the lease running out after a refused Expire", func() bool {
 		return !isHeld(ctx, t, b2, key)
 	})
@@ -104,13 +105,13 @@ func testLostLeaseClosesDone(ctx context.Context, t *testing.T, s *suite) {
 	}
 	other := locker.NewOwner()
 	eventually(ctx, t, s.expiryLimit(2*s.unit), "another owner acquiring after the loss", func() bool {
-		g, err := b2.TryLock(ctx, key, other, s.long)
+		g, err := b2.TryLock(ctx, driver.Request{Key: key, Owner: other, TTL: s.long})
 		require.NoError(t, err)
 		return g.Acquired
 	})
 	err = l.Unlock(ctx)
 	assert.ErrorIs(t, err, locker.ErrLost, "Unlock after the loss")
-	assert.ErrorIs(t, err, locker.ErrNotHeld, "Unlock after the loss")
+	assert.ErrorIs(t, err, driver.ErrNotHeld, "Unlock after the loss")
 	assert.True(t, isHeld(ctx, t, b2, key), "Unlock after the loss must not release the new holder")
 	require.NoError(t, b2.Unlock(ctx, key, other))
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -16,9 +17,9 @@ const notifyLimit = 5 * time.Second
 
 func testReleaseNotification(ctx context.Context, t *testing.T, s *suite) {
 	b1, b2 := s.backend(ctx, t), s.backend(ctx, t)
-	n, ok := b2.(locker.Notifier)
+	n, ok := b2.(driver.Notifier)
 	if !ok {
-		t.Skip("backend has no release notification (locker.Notifier); waiters poll")
+		t.Skip("backend has no release notification (driver.Notifier); waiters poll")
 	}
 	key, o1 := s.key(t, ""), locker.NewOwner()
 
@@ -37,9 +38,9 @@ func testReleaseNotification(ctx context.Context, t *testing.T, s *suite) {
 		}
 	}()
 
-	_, err = b1.TryLock(ctx, key, o1, s.long)
+	_, err = b1.TryLock(ctx, driver.Request{Key: key, Owner: o1, TTL: s.long})
 	require.NoError(t, err)
-	_, err = b1.TryLock(ctx, key, o1, s.long)
+	_, err = b1.TryLock(ctx, driver.Request{Key: key, Owner: o1, TTL: s.long})
 	require.NoError(t, err)
 	require.NoError(t, b1.Unlock(ctx, key, o1))
 	drain(released)
@@ -54,7 +55,7 @@ func testReleaseNotification(ctx context.Context, t *testing.T, s *suite) {
 	stop()
 	stopped = true
 	drain(released)
-	_, err = b1.TryLock(ctx, key, o1, s.long)
+	_, err = b1.TryLock(ctx, driver.Request{Key: key, Owner: o1, TTL: s.long})
 	require.NoError(t, err)
 	require.NoError(t, b1.Unlock(ctx, key, o1))
 	time.Sleep(2 * s.unit)
@@ -100,9 +101,9 @@ func drain(c chan struct{}) {
 
 func testInspection(ctx context.Context, t *testing.T, s *suite) {
 	b1, b2 := s.backend(ctx, t), s.backend(ctx, t)
-	in, ok := b2.(locker.Inspector)
+	in, ok := b2.(driver.Inspector)
 	if !ok {
-		t.Skip("backend has no inspection (locker.Inspector)")
+		t.Skip("backend has no inspection (driver.Inspector)")
 	}
 	key, o1 := s.key(t, ""), locker.NewOwner()
 
@@ -112,9 +113,9 @@ func testInspection(ctx context.Context, t *testing.T, s *suite) {
 	assert.Empty(t, st.Owner)
 	assert.Zero(t, st.Holds)
 
-	g, err := b1.TryLock(ctx, key, o1, s.long)
+	g, err := b1.TryLock(ctx, driver.Request{Key: key, Owner: o1, TTL: s.long})
 	require.NoError(t, err)
-	_, err = b1.TryLock(ctx, key, o1, s.long)
+	_, err = b1.TryLock(ctx, driver.Request{Key: key, Owner: o1, TTL: s.long})
 	require.NoError(t, err)
 	st, err = in.Inspect(ctx, key)
 	require.NoError(t, err)
@@ -147,9 +148,9 @@ func testInspection(ctx context.Context, t *testing.T, s *suite) {
 
 func testForceUnlock(ctx context.Context, t *testing.T, s *suite) {
 	b1, b2 := s.backend(ctx, t), s.backend(ctx, t)
-	f, ok := b2.(locker.ForceUnlocker)
+	f, ok := b2.(driver.ForceUnlocker)
 	if !ok {
-		t.Skip("backend has no force unlock (locker.ForceUnlocker)")
+		t.Skip("backend has no force unlock (driver.ForceUnlocker)")
 	}
 	key := s.key(t, "")
 
@@ -177,27 +178,27 @@ func testForceUnlock(ctx context.Context, t *testing.T, s *suite) {
 
 func testBatchRenewal(ctx context.Context, t *testing.T, s *suite) {
 	b1 := s.backend(ctx, t)
-	be, ok := b1.(locker.BatchExpirer)
+	be, ok := b1.(driver.BatchExpirer)
 	if !ok {
-		t.Skip("backend has no batched renewal (locker.BatchExpirer)")
+		t.Skip("backend has no batched renewal (driver.BatchExpirer)")
 	}
 	b2 := s.backend(ctx, t)
 	k1, k2, k3 := s.key(t, "/1"), s.key(t, "/2"), s.key(t, "/free")
 	o1, o2 := locker.NewOwner(), locker.NewOwner()
 	for _, k := range []string{k1, k2} {
-		g, err := b1.TryLock(ctx, k, o1, 2*s.unit)
+		g, err := b1.TryLock(ctx, driver.Request{Key: k, Owner: o1, TTL: 2 * s.unit})
 		require.NoError(t, err)
 		require.True(t, g.Acquired)
 	}
-	errs := be.ExpireBatch(ctx, []locker.Renewal{
+	errs := be.ExpireBatch(ctx, []driver.Renewal{
 		{Key: k1, Owner: o1, TTL: s.long},
 		{Key: k2, Owner: o2, TTL: s.long},
 		{Key: k3, Owner: o1, TTL: s.long},
 	})
 	require.Len(t, errs, 3, "one result per renewal")
 	assert.NoError(t, errs[0], "the owner's renewal")
-	assert.ErrorIs(t, errs[1], locker.ErrNotHeld, "the wrong owner's renewal")
-	assert.ErrorIs(t, errs[2], locker.ErrNotHeld, "renewing a free key")
+	assert.ErrorIs(t, errs[1], driver.ErrNotHeld, "the wrong owner's renewal")
+	assert.ErrorIs(t, errs[2], driver.ErrNotHeld, "renewing a free key")
 	assert.False(t, isHeld(ctx, t, b2, k3), "renewing a free key must not create it")
 	time.Sleep(s.expiryLimit(2 * s.unit))
 	assert.True(t, isHeld(ctx, t, b2, k1), "the renewed lease")
@@ -232,7 +233,7 @@ func testPartition(ctx context.Context, t *testing.T, s *suite) {
 	}
 	other := locker.NewOwner()
 	eventually(ctx, t, s.expiryLimit(lease), "another owner acquiring after the partitioned lease ran out", func() bool {
-		g, err := b2.TryLock(ctx, key, other, s.long)
+		g, err := b2.TryLock(ctx, driver.Request{Key: key, Owner: other, TTL: s.long})
 		require.NoError(t, err)
 		return g.Acquired
 	})

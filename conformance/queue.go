@@ -8,13 +8,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
 // queueBackend is a backend with a wait queue.
 type queueBackend interface {
-	locker.Backend
-	locker.Queuer
+	driver.Backend
+	driver.Queuer
 }
 
 // queueCases are the parts of WaitQueue, in the order they run.
@@ -31,8 +32,8 @@ var queueCases = []testCase{
 }
 
 func testWaitQueue(ctx context.Context, t *testing.T, s *suite) {
-	if _, ok := s.backend(ctx, t).(locker.Queuer); !ok {
-		t.Skip("backend has no wait queue (locker.Queuer)")
+	if _, ok := s.backend(ctx, t).(driver.Queuer); !ok {
+		t.Skip("backend has no wait queue (driver.Queuer)")
 	}
 	for _, c := range queueCases {
 		t.Run(c.name, func(t *testing.T) { c.run(ctx, t, s) })
@@ -56,7 +57,7 @@ func testQueueOrder(ctx context.Context, t *testing.T, s *suite) {
 	gran := s.h.Granularity()
 
 	ga := acquire(ctx, t, qa, key, a, s.long)
-	g, err := qb.TryLockQueued(ctx, key, b, s.long, s.long)
+	g, err := qb.TryLock(ctx, driver.Request{Key: key, Owner: b, TTL: s.long, Patience: s.long})
 	require.NoError(t, err)
 	require.False(t, g.Acquired, "B's TryLockQueued while A holds the key")
 	assert.Positive(t, g.Remaining, "a refused TryLockQueued reports the holder's remaining lease")
@@ -71,12 +72,12 @@ func testQueueOrder(ctx context.Context, t *testing.T, s *suite) {
 		assert.Greater(t, rb.Token, ga.Token, "a reservation is a new hold: its token must exceed A's")
 	}
 	refused(ctx, t, qc, key, c, "C's TryLock must not take B's reservation")
-	g, err = qc.TryLockQueued(ctx, key, c, s.long, s.long)
+	g, err = qc.TryLock(ctx, driver.Request{Key: key, Owner: c, TTL: s.long, Patience: s.long})
 	require.NoError(t, err)
 	assert.False(t, g.Acquired, "C's TryLockQueued must not take B's reservation")
 	refused(ctx, t, qa, key, a, "a newcomer must not overtake the queue")
 
-	gb, err := qb.TryLock(ctx, key, b, s.long)
+	gb, err := qb.TryLock(ctx, driver.Request{Key: key, Owner: b, TTL: s.long})
 	require.NoError(t, err)
 	require.True(t, gb.Acquired, "B's TryLock must take its reservation")
 	assert.Equal(t, 1, gb.Holds, "taking a reservation makes the first hold")
@@ -84,7 +85,7 @@ func testQueueOrder(ctx context.Context, t *testing.T, s *suite) {
 	if rb.Held {
 		assert.Equal(t, rb.Token, gb.Token, "taking a reservation keeps its token")
 	}
-	again, err := qb.TryLock(ctx, key, b, s.long)
+	again, err := qb.TryLock(ctx, driver.Request{Key: key, Owner: b, TTL: s.long})
 	require.NoError(t, err)
 	assert.True(t, again.Acquired, "B re-enters")
 	assert.Equal(t, 2, again.Holds)
@@ -99,7 +100,7 @@ func testQueueOrder(ctx context.Context, t *testing.T, s *suite) {
 	w.expect(t, c, "B's release must reserve the key for C, next in line")
 	reservedFor(ctx, t, qw, key, c, s.long+gran)
 
-	gc, err := qc.TryLockQueued(ctx, key, c, s.long, s.long)
+	gc, err := qc.TryLock(ctx, driver.Request{Key: key, Owner: c, TTL: s.long, Patience: s.long})
 	require.NoError(t, err)
 	require.True(t, gc.Acquired, "C's TryLockQueued must take its reservation")
 	assert.Equal(t, 1, gc.Holds)
@@ -183,14 +184,14 @@ func testQueueUnlockReservation(ctx context.Context, t *testing.T, s *suite) {
 	short := 5 * s.unit
 	require.NoError(t, qb.Expire(ctx, key, b, short), "Expire by the reserved owner")
 	reservedFor(ctx, t, qw, key, b, short+gran)
-	assert.ErrorIs(t, qc.Expire(ctx, key, c, s.long), locker.ErrNotHeld, "Expire by a waiter still in line")
-	assert.ErrorIs(t, qc.Unlock(ctx, key, c), locker.ErrNotHeld, "Unlock by a waiter still in line")
+	assert.ErrorIs(t, qc.Expire(ctx, key, c, s.long), driver.ErrNotHeld, "Expire by a waiter still in line")
+	assert.ErrorIs(t, qc.Unlock(ctx, key, c), driver.ErrNotHeld, "Unlock by a waiter still in line")
 	reservedFor(ctx, t, qw, key, b, short+gran)
 
 	require.NoError(t, qb.Unlock(ctx, key, b), "Unlock by the reserved owner gives the reservation back")
 	w.expect(t, c, "B's Unlock must pass the reservation to C")
 	reservedFor(ctx, t, qw, key, c, s.long+gran)
-	assert.ErrorIs(t, qb.Unlock(ctx, key, b), locker.ErrNotHeld, "B's second Unlock")
+	assert.ErrorIs(t, qb.Unlock(ctx, key, b), driver.ErrNotHeld, "B's second Unlock")
 	require.NoError(t, qc.Unlock(ctx, key, c))
 	w.expect(t, "", "C's Unlock with nobody left in line")
 	isFree(ctx, t, qw, key, "after the last reservation was given back")
@@ -238,10 +239,10 @@ func testQueueReservationLapses(ctx context.Context, t *testing.T, s *suite) {
 	assert.LessOrEqual(t, g.Remaining, patience+gran, "a reservation lasts at most the waiter's patience")
 
 	// B never takes it: it lapses with B's patience.
-	var gc locker.Grant
+	var gc driver.Grant
 	eventually(ctx, t, s.expiryLimit(patience), "another owner taking the key after B's reservation lapsed", func() bool {
 		var err error
-		gc, err = qc.TryLock(ctx, key, c, s.long)
+		gc, err = qc.TryLock(ctx, driver.Request{Key: key, Owner: c, TTL: s.long})
 		require.NoError(t, err)
 		return gc.Acquired
 	})
@@ -250,7 +251,7 @@ func testQueueReservationLapses(ctx context.Context, t *testing.T, s *suite) {
 	if rb.Held {
 		assert.Greater(t, gc.Token, rb.Token, "C's token must exceed the lapsed reservation's")
 	}
-	assert.ErrorIs(t, qb.Unlock(ctx, key, b), locker.ErrNotHeld, "B's Unlock after its reservation lapsed")
+	assert.ErrorIs(t, qb.Unlock(ctx, key, b), driver.ErrNotHeld, "B's Unlock after its reservation lapsed")
 	refused(ctx, t, qb, key, b, "B's TryLock after its reservation lapsed, while C holds the key")
 	require.NoError(t, qc.Unlock(ctx, key, c))
 	w.expect(t, "", "C's release with nobody in line")
@@ -258,9 +259,9 @@ func testQueueReservationLapses(ctx context.Context, t *testing.T, s *suite) {
 
 func testQueueForceUnlock(ctx context.Context, t *testing.T, s *suite) {
 	qa, qb, qc, qw := s.queuer(ctx, t), s.queuer(ctx, t), s.queuer(ctx, t), s.queuer(ctx, t)
-	f, ok := qw.(locker.ForceUnlocker)
+	f, ok := qw.(driver.ForceUnlocker)
 	if !ok {
-		t.Skip("backend has no force unlock (locker.ForceUnlocker)")
+		t.Skip("backend has no force unlock (driver.ForceUnlocker)")
 	}
 	key, a, b, c := s.key(t, ""), "A-"+locker.NewOwner(), "B-"+locker.NewOwner(), "C-"+locker.NewOwner()
 	w := s.watchQueue(ctx, t, qw, key, b, c)
@@ -274,13 +275,13 @@ func testQueueForceUnlock(ctx context.Context, t *testing.T, s *suite) {
 	assert.True(t, held, "force unlock of a held key")
 	w.expect(t, b, "ForceUnlock must reserve the key for B, first in line")
 	reservedFor(ctx, t, qw, key, b, s.long+gran)
-	assert.ErrorIs(t, qa.Unlock(ctx, key, a), locker.ErrNotHeld, "A's Unlock after force unlock")
+	assert.ErrorIs(t, qa.Unlock(ctx, key, a), driver.ErrNotHeld, "A's Unlock after force unlock")
 
 	held, err = f.ForceUnlock(ctx, key)
 	require.NoError(t, err)
 	assert.True(t, held, "force unlock of a reserved key")
 	w.expect(t, c, "ForceUnlock of B's reservation must pass it to C")
-	g, err := qc.TryLockQueued(ctx, key, c, s.long, s.long)
+	g, err := qc.TryLock(ctx, driver.Request{Key: key, Owner: c, TTL: s.long, Patience: s.long})
 	require.NoError(t, err)
 	assert.True(t, g.Acquired, "C takes its reservation")
 	assert.Equal(t, 1, g.Holds)
@@ -290,7 +291,7 @@ func testQueueForceUnlock(ctx context.Context, t *testing.T, s *suite) {
 	assert.True(t, held)
 	w.expect(t, "", "ForceUnlock with nobody in line")
 	isFree(ctx, t, qw, key, "after force unlock with nobody in line")
-	assert.ErrorIs(t, qc.Unlock(ctx, key, c), locker.ErrNotHeld, "C's Unlock after force unlock")
+	assert.ErrorIs(t, qc.Unlock(ctx, key, c), driver.ErrNotHeld, "C's Unlock after force unlock")
 }
 
 func testQueueExpiredLease(ctx context.Context, t *testing.T, s *suite) {
@@ -313,8 +314,8 @@ func testQueueExpiredLease(ctx context.Context, t *testing.T, s *suite) {
 	if rb.Held {
 		assert.Greater(t, rb.Token, ga.Token, "the reservation's token must exceed A's")
 	}
-	assert.ErrorIs(t, qa.Unlock(ctx, key, a), locker.ErrNotHeld, "A's Unlock after its lease ran out")
-	gb, err := qb.TryLock(ctx, key, b, s.long)
+	assert.ErrorIs(t, qa.Unlock(ctx, key, a), driver.ErrNotHeld, "A's Unlock after its lease ran out")
+	gb, err := qb.TryLock(ctx, driver.Request{Key: key, Owner: b, TTL: s.long})
 	require.NoError(t, err)
 	require.True(t, gb.Acquired, "B takes its reservation")
 	assert.Greater(t, gb.Token, ga.Token, "B's token must exceed A's")
@@ -336,7 +337,7 @@ func testQueueHeadTakesFreeKey(ctx context.Context, t *testing.T, s *suite) {
 
 	// Nobody called since A's lease ran out: B, first in line, finds the
 	// key free and takes it.
-	gb, err := qb.TryLockQueued(ctx, key, b, s.long, s.long)
+	gb, err := qb.TryLock(ctx, driver.Request{Key: key, Owner: b, TTL: s.long, Patience: s.long})
 	require.NoError(t, err)
 	require.True(t, gb.Acquired, "the first in line takes a free key")
 	assert.Equal(t, 1, gb.Holds)
@@ -359,14 +360,26 @@ func testQueueInvalidInput(ctx context.Context, t *testing.T, s *suite) {
 		name string
 		call func() error
 	}{
-		{"TryLockQueued zero patience", func() error { _, err := qb.TryLockQueued(ctx, key, b, s.long, 0); return err }},
-		{"TryLockQueued negative patience", func() error {
-			_, err := qb.TryLockQueued(ctx, key, b, s.long, -time.Second)
+		{"TryLockQueued zero patience", func() error {
+			_, err := qb.TryLock(ctx, driver.Request{Key: key, Owner: b, TTL: s.long, Patience: 0})
 			return err
 		}},
-		{"TryLockQueued zero lease", func() error { _, err := qb.TryLockQueued(ctx, key, b, 0, s.long); return err }},
-		{"TryLockQueued empty key", func() error { _, err := qb.TryLockQueued(ctx, "", b, s.long, s.long); return err }},
-		{"TryLockQueued empty owner", func() error { _, err := qb.TryLockQueued(ctx, key, "", s.long, s.long); return err }},
+		{"TryLockQueued negative patience", func() error {
+			_, err := qb.TryLock(ctx, driver.Request{Key: key, Owner: b, TTL: s.long, Patience: -time.Second})
+			return err
+		}},
+		{"TryLockQueued zero lease", func() error {
+			_, err := qb.TryLock(ctx, driver.Request{Key: key, Owner: b, TTL: 0, Patience: s.long})
+			return err
+		}},
+		{"TryLockQueued empty key", func() error {
+			_, err := qb.TryLock(ctx, driver.Request{Key: "", Owner: b, TTL: s.long, Patience: s.long})
+			return err
+		}},
+		{"TryLockQueued empty owner", func() error {
+			_, err := qb.TryLock(ctx, driver.Request{Key: key, Owner: "", TTL: s.long, Patience: s.long})
+			return err
+		}},
 		{"Dequeue empty key", func() error { return qb.Dequeue(ctx, "", b) }},
 		{"Dequeue empty owner", func() error { return qb.Dequeue(ctx, key, "") }},
 		{"WatchTurn empty key", func() error { _, err := qb.WatchTurn(ctx, "", b, func() {}); return err }},
@@ -374,7 +387,7 @@ func testQueueInvalidInput(ctx context.Context, t *testing.T, s *suite) {
 		{"WatchTurn nil callback", func() error { _, err := qb.WatchTurn(ctx, key, b, nil); return err }},
 	}
 	for _, c := range cases {
-		assert.ErrorIs(t, c.call(), locker.ErrInvalid, c.name)
+		assert.ErrorIs(t, c.call(), driver.ErrInvalid, c.name)
 	}
 	// None of them queued B: A's release frees the key.
 	require.NoError(t, qa.Unlock(ctx, key, a))

@@ -8,15 +8,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // inspect returns key's state, or false if the backend cannot say.
-func inspect(ctx context.Context, t *testing.T, b locker.Backend, key string) (locker.State, bool) {
+func inspect(ctx context.Context, t *testing.T, b driver.Backend, key string) (driver.State, bool) {
 	t.Helper()
-	in, ok := b.(locker.Inspector)
+	in, ok := b.(driver.Inspector)
 	if !ok {
-		return locker.State{}, false
+		return driver.State{}, false
 	}
 	st, err := in.Inspect(ctx, key)
 	require.NoError(t, err, "Inspect")
@@ -25,7 +25,7 @@ func inspect(ctx context.Context, t *testing.T, b locker.Backend, key string) (l
 
 // reservedFor checks, when the backend can say, that key is reserved for
 // owner for at most limit, and returns its state.
-func reservedFor(ctx context.Context, t *testing.T, b locker.Backend, key, owner string, limit time.Duration) locker.State {
+func reservedFor(ctx context.Context, t *testing.T, b driver.Backend, key, owner string, limit time.Duration) driver.State {
 	t.Helper()
 	st, ok := inspect(ctx, t, b, key)
 	if !ok {
@@ -41,7 +41,7 @@ func reservedFor(ctx context.Context, t *testing.T, b locker.Backend, key, owner
 
 // isFree checks, when the backend can say, that key is neither held nor
 // reserved.
-func isFree(ctx context.Context, t *testing.T, b locker.Backend, key, why string) {
+func isFree(ctx context.Context, t *testing.T, b driver.Backend, key, why string) {
 	t.Helper()
 	if st, ok := inspect(ctx, t, b, key); ok {
 		assert.False(t, st.Held, "%s: the key must be free, held by %q (%d holds)", why, st.Owner, st.Holds)
@@ -49,9 +49,9 @@ func isFree(ctx context.Context, t *testing.T, b locker.Backend, key, why string
 }
 
 // acquire takes key for owner through b, failing the test if it cannot.
-func acquire(ctx context.Context, t *testing.T, b locker.Backend, key, owner string, ttl time.Duration) locker.Grant {
+func acquire(ctx context.Context, t *testing.T, b driver.Backend, key, owner string, ttl time.Duration) driver.Grant {
 	t.Helper()
-	g, err := b.TryLock(ctx, key, owner, ttl)
+	g, err := b.TryLock(ctx, driver.Request{Key: key, Owner: owner, TTL: ttl})
 	require.NoError(t, err)
 	require.True(t, g.Acquired, "TryLock on a key nobody holds or waits for")
 	return g
@@ -59,9 +59,9 @@ func acquire(ctx context.Context, t *testing.T, b locker.Backend, key, owner str
 
 // queueUp makes owner wait for key through q, which must be held by
 // another owner.
-func queueUp(ctx context.Context, t *testing.T, q locker.Queuer, key, owner string, ttl, patience time.Duration) {
+func queueUp(ctx context.Context, t *testing.T, q driver.Backend, key, owner string, ttl, patience time.Duration) {
 	t.Helper()
-	g, err := q.TryLockQueued(ctx, key, owner, ttl, patience)
+	g, err := q.TryLock(ctx, driver.Request{Key: key, Owner: owner, TTL: ttl, Patience: patience})
 	require.NoError(t, err, "TryLockQueued")
 	require.False(t, g.Acquired, "TryLockQueued on a key held by another owner")
 	assert.Zero(t, g.Holds)
@@ -69,9 +69,9 @@ func queueUp(ctx context.Context, t *testing.T, q locker.Queuer, key, owner stri
 }
 
 // refused checks that owner's plain TryLock of key through b fails.
-func refused(ctx context.Context, t *testing.T, b locker.Backend, key, owner, why string) locker.Grant {
+func refused(ctx context.Context, t *testing.T, b driver.Backend, key, owner, why string) driver.Grant {
 	t.Helper()
-	g, err := b.TryLock(ctx, key, owner, time.Minute)
+	g, err := b.TryLock(ctx, driver.Request{Key: key, Owner: owner, TTL: time.Minute})
 	require.NoError(t, err)
 	assert.False(t, g.Acquired, why)
 	return g

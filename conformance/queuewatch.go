@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // watcher is a WatchTurn or Watch subscription that counts what it hears.
@@ -48,7 +48,7 @@ type queueWatchers map[string]*watcher
 func (s *suite) watchQueue(ctx context.Context, t *testing.T, b queueBackend, key string, owners ...string) queueWatchers {
 	t.Helper()
 	ws := queueWatchers{}
-	if n, ok := b.(locker.Notifier); ok {
+	if n, ok := b.(driver.Notifier); ok {
 		ws[""] = newWatcher(t, func(fn func()) (func(), error) { return n.Watch(ctx, key, fn) })
 	}
 	for _, o := range owners {

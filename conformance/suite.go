@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -98,7 +99,7 @@ func (s *suite) guard(t *testing.T, c testCase) {
 }
 
 // backend returns a new client, closed when the subtest ends.
-func (s *suite) backend(ctx context.Context, t *testing.T) locker.Backend {
+func (s *suite) backend(ctx context.Context, t *testing.T) driver.Backend {
 	t.Helper()
 	b, err := s.h.NewBackend(ctx)
 	require.NoError(t, err, "making a client")
@@ -117,7 +118,7 @@ func (s *suite) key(t *testing.T, suffix string) string {
 }
 
 // mutex returns a Mutex on key over b.
-func (s *suite) mutex(t *testing.T, b locker.Backend, key string, opts ...locker.MutexOption) *locker.Mutex {
+func (s *suite) mutex(t *testing.T, b driver.Backend, key string, opts ...locker.MutexOption) *locker.Mutex {
 	t.Helper()
 	m, err := locker.New(b, key, opts...)
 	require.NoError(t, err)
@@ -139,10 +140,10 @@ func eventually(ctx context.Context, t *testing.T, limit time.Duration, msg stri
 
 // isHeld reports whether another owner's attempt is refused, i.e. key is
 // held. It uses a fresh owner, so a free key is taken and released again.
-func isHeld(ctx context.Context, t *testing.T, b locker.Backend, key string) bool {
+func isHeld(ctx context.Context, t *testing.T, b driver.Backend, key string) bool {
 	t.Helper()
 	probe := locker.NewOwner()
-	g, err := b.TryLock(ctx, key, probe, time.Minute)
+	g, err := b.TryLock(ctx, driver.Request{Key: key, Owner: probe, TTL: time.Minute})
 	require.NoError(t, err)
 	if g.Acquired {
 		require.NoError(t, b.Unlock(ctx, key, probe))

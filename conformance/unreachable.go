@@ -9,18 +9,19 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
 // Unreachable is an optional Harness capability: making a backend of the
 // store's kind that points at an address where no store listens. The suite
 // uses it to check that a store that cannot be reached is reported as
-// locker.ErrUnavailable (nothing was sent, nothing needs releasing), not
+// driver.ErrUnavailable (nothing was sent, nothing needs releasing), not
 // as an unknown outcome.
 type Unreachable interface {
 	// NewUnreachableBackend returns a backend whose only store address is
 	// addr, a loopback host:port nothing listens on. The suite closes it.
-	NewUnreachableBackend(ctx context.Context, addr string) (locker.Backend, error)
+	NewUnreachableBackend(ctx context.Context, addr string) (driver.Backend, error)
 }
 
 // unreachableLimit is the context of each call to an unreachable store:
@@ -43,7 +44,7 @@ func testUnreachable(ctx context.Context, t *testing.T, s *suite) {
 		call func(ctx context.Context) error
 	}{
 		{"TryLock", func(ctx context.Context) error {
-			_, err := b.TryLock(ctx, key, owner, s.long)
+			_, err := b.TryLock(ctx, driver.Request{Key: key, Owner: owner, TTL: s.long})
 			return err
 		}},
 		{"Unlock", func(ctx context.Context) error { return b.Unlock(ctx, key, owner) }},
@@ -55,7 +56,7 @@ func testUnreachable(ctx context.Context, t *testing.T, s *suite) {
 		err := c.call(cctx)
 		took := time.Since(start)
 		cancel()
-		require.ErrorIs(t, err, locker.ErrUnavailable, "%s on an unreachable store", c.name)
+		require.ErrorIs(t, err, driver.ErrUnavailable, "%s on an unreachable store", c.name)
 		assert.False(t, locker.IsUnknown(err), "%s on an unreachable store: nothing was sent, the outcome is known: %v", c.name, err)
 		assert.Less(t, took, unreachableLimit, "%s ran out its context instead of failing", c.name)
 	}

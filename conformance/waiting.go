@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -99,7 +100,7 @@ func testWaitThenAcquire(ctx context.Context, t *testing.T, s *suite) {
 	held, err = holder.Lock(ctx, locker.WithLease(s.long))
 	require.NoError(t, err)
 	_, err = waiter.TryLock(ctx, locker.WithWait(2*s.unit))
-	assert.ErrorIs(t, err, locker.ErrNotAcquired, "TryLock with a wait that runs out")
+	assert.ErrorIs(t, err, driver.ErrNotAcquired, "TryLock with a wait that runs out")
 	require.NoError(t, held.Unlock(ctx))
 }
 
@@ -121,7 +122,7 @@ func testCancelWhileWaiting(ctx context.Context, t *testing.T, s *suite) {
 	cancel()
 	select {
 	case err := <-done:
-		assert.ErrorIs(t, err, locker.ErrNotAcquired)
+		assert.ErrorIs(t, err, driver.ErrNotAcquired)
 		assert.ErrorIs(t, err, context.Canceled)
 	case <-time.After(caseTimeout / 3):
 		t.Fatal("cancelling the context did not end the wait")

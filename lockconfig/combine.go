@@ -3,14 +3,14 @@ package lockconfig
 import (
 	"time"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/multilock"
 	"github.com/distlock/distlock/redlock"
 )
 
 // combine makes the combinator c describes over members. The combinator
 // owns the members: its Close closes them. c has been validated.
-func combine(c Config, members []locker.Backend) (locker.Backend, error) {
+func combine(c Config, members []driver.Backend) (driver.Backend, error) {
 	switch c.mode() {
 	case MultiLock:
 		var opts []multilock.Option

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -88,12 +89,12 @@ func (c Config) Validate() error {
 			return invalid("URL %d is malformed", i+1)
 		}
 		if u.Scheme == "" {
-			return invalid("URL %d (%s) has no scheme", i+1, locker.RedactURL(u))
+			return invalid("URL %d (%s) has no scheme", i+1, driver.RedactURL(u))
 		}
 		key := u.String()
 		if j, dup := seen[key]; dup {
 			return invalid("URLs %d and %d are the same store (%s): the members of a %s must be distinct",
-				j+1, i+1, locker.RedactURL(u), mode)
+				j+1, i+1, driver.RedactURL(u), mode)
 		}
 		seen[key] = i
 	}
@@ -134,7 +135,7 @@ func redact(raw string) string {
 	if err != nil {
 		return "<malformed URL>"
 	}
-	return locker.RedactURL(u)
+	return driver.RedactURL(u)
 }
 
 func modeList() string {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -17,7 +18,7 @@ import (
 // Open opens all or nothing: when a URL fails to open, or the combinator
 // rejects its members, the stores already opened are closed and the error
 // names each failed member by its position and redacted URL.
-func Open(ctx context.Context, c Config) (locker.Backend, error) {
+func Open(ctx context.Context, c Config) (driver.Backend, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -37,7 +38,7 @@ func Open(ctx context.Context, c Config) (locker.Backend, error) {
 }
 
 // OpenSpec is Open(ctx, Parse(spec)).
-func OpenSpec(ctx context.Context, spec string) (locker.Backend, error) {
+func OpenSpec(ctx context.Context, spec string) (driver.Backend, error) {
 	c, err := Parse(spec)
 	if err != nil {
 		return nil, err
@@ -47,8 +48,8 @@ func OpenSpec(ctx context.Context, spec string) (locker.Backend, error) {
 
 // openAll opens every URL, or none: on any failure it closes the backends
 // that did open and returns every failure.
-func openAll(ctx context.Context, urls []string) ([]locker.Backend, error) {
-	members := make([]locker.Backend, len(urls))
+func openAll(ctx context.Context, urls []string) ([]driver.Backend, error) {
+	members := make([]driver.Backend, len(urls))
 	errs := make([]error, len(urls))
 	var wg sync.WaitGroup
 	for i, raw := range urls {
@@ -79,7 +80,7 @@ func openAll(ctx context.Context, urls []string) ([]locker.Backend, error) {
 // closeAll closes the non-nil backends. Close errors are dropped: the
 // caller is already reporting the failure that made it give up, and a
 // backend's Close does not release locks anyway.
-func closeAll(bs []locker.Backend) {
+func closeAll(bs []driver.Backend) {
 	for _, b := range bs {
 		if b != nil {
 			_ = b.Close()

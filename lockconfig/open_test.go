@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/lockconfig"
 	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/multilock"
@@ -42,7 +43,7 @@ func (b *trackedBackend) Close() error {
 }
 
 func init() {
-	locker.Register("lockconfig-test", func(_ context.Context, u *url.URL) (locker.Backend, error) {
+	driver.Register("lockconfig-test", func(_ context.Context, u *url.URL) (driver.Backend, error) {
 		if u.Query().Has("fail") {
 			return nil, errors.New("refused")
 		}
@@ -183,7 +184,7 @@ func TestRedLockFromMemURLsSurvivesAMinority(t *testing.T) {
 	for _, name := range []string{"mem://rl-a", "mem://rl-b"} {
 		c, err := locker.Open(ctx, name)
 		require.NoError(t, err)
-		g, err := c.TryLock(ctx, "job", "someone-else", time.Minute)
+		g, err := c.TryLock(ctx, driver.Request{Key: "job", Owner: "someone-else", TTL: time.Minute})
 		require.NoError(t, err)
 		require.True(t, g.Acquired)
 		defer func() {

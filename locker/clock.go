@@ -2,33 +2,6 @@ package locker
 
 import "time"
 
-// Clock tells a Mutex the time. A Mutex on a KeyLock times its leases
-// (Lease.Done and Lease.Deadline), its watchdog's renewals and its waits by
-// its backend's clock (see Clocked), so that a test can drive them all with
-// the store's fake clock (memlocker.ManualClock) instead of sleeping.
-// Contexts are not affected: their deadlines are the caller's, in real
-// time.
-type Clock interface {
-	// Now returns the current time.
-	Now() time.Time
-	// At calls f, once, when the clock reaches t; at once when it has
-	// already. The time is absolute so that a clock moved by hand between
-	// reading Now and setting a timer fires it all the same. f must not
-	// block. stop cancels the call and reports whether it did so before f
-	// was called.
-	At(t time.Time, f func()) (stop func() bool)
-}
-
-// Clocked is an optional Backend capability: the backend's leases run on a
-// clock other than the system's. A KeyLock reports its backend's clock, and
-// a Mutex on a KeyLock runs on it; a Mutex on any other Lockable (a
-// combinator) uses the system clock.
-type Clocked interface {
-	// Clock returns the clock the leases run on; nil means the system
-	// clock.
-	Clock() Clock
-}
-
 // systemClock is the real time.
 type systemClock struct{}
 

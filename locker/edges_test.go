@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -45,7 +46,7 @@ func TestResurrectedHoldIsGivenBackAndTakenFresh(t *testing.T) {
 	s := memlocker.NewStore()
 	c := s.Client()
 	m := newMutex(t, c, "k")
-	g, err := s.Client().TryLock(ctx, "k", m.Owner(), time.Minute)
+	g, err := s.Client().TryLock(ctx, driver.Request{Key: "k", Owner: m.Owner(), TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 
@@ -70,7 +71,7 @@ func TestSharedOwnerNestsOnLiveHoldsOnly(t *testing.T) {
 	m3 := newMutex(t, s.Client(), "k", locker.WithOwner(owner))
 
 	// A stale hold with nothing live: given back, a fresh token taken.
-	g, err := s.Client().TryLock(ctx, "k", owner, time.Minute)
+	g, err := s.Client().TryLock(ctx, driver.Request{Key: "k", Owner: owner, TTL: time.Minute})
 	require.NoError(t, err)
 	l1, err := m1.Lock(ctx, locker.WithLease(time.Minute))
 	require.NoError(t, err)
@@ -84,7 +85,7 @@ func TestSharedOwnerNestsOnLiveHoldsOnly(t *testing.T) {
 	assert.Equal(t, l1.Token(), l2.Token())
 
 	// A stale extra hold beside live ones is trimmed; the token stays.
-	_, err = s.Client().TryLock(ctx, "k", owner, time.Minute)
+	_, err = s.Client().TryLock(ctx, driver.Request{Key: "k", Owner: owner, TTL: time.Minute})
 	require.NoError(t, err)
 	l3, err := m3.Lock(ctx, locker.WithLease(time.Minute))
 	require.NoError(t, err)

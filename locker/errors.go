@@ -3,6 +3,8 @@ package locker
 import (
 	"errors"
 	"fmt"
+
+	"github.com/distlock/distlock/driver"
 )
 
 // Sentinel errors. Backends and combinators return them (possibly wrapped);
@@ -12,7 +14,7 @@ var (
 	// without the lock because another owner holds it: the store answered,
 	// and its answer was no. It never means that the store was slow or
 	// down; that is ErrUnavailable or an unknown outcome.
-	ErrNotAcquired = errors.New("lock not acquired")
+	ErrNotAcquired = driver.ErrNotAcquired
 
 	// ErrUnavailable reports that the stores could not decide: a combinator
 	// reached no quorum because members failed or timed out, or left
@@ -21,11 +23,11 @@ var (
 	// members. Nothing is held afterwards (a combinator releases what its
 	// members may have taken, in the background if need be), so a retry is
 	// safe; it may succeed once the stores recover.
-	ErrUnavailable = errors.New("stores unavailable")
+	ErrUnavailable = driver.ErrUnavailable
 
 	// ErrNotHeld reports an Unlock or Expire by an owner that does not hold
 	// the lock. Nothing was changed.
-	ErrNotHeld = errors.New("lock not held")
+	ErrNotHeld = driver.ErrNotHeld
 
 	// ErrLost reports that a held lock was lost: its lease ran out or the
 	// store no longer records the owner.
@@ -35,11 +37,11 @@ var (
 	ErrReleased = errors.New("lock released")
 
 	// ErrClosed reports a call on a closed backend.
-	ErrClosed = errors.New("backend closed")
+	ErrClosed = driver.ErrClosed
 
 	// ErrInvalid reports bad input: an empty name, a non-positive lease, a
 	// negative wait, a nil backend. Nothing was changed.
-	ErrInvalid = errors.New("invalid argument")
+	ErrInvalid = driver.ErrInvalid
 )
 
 // OpError wraps an error with the operation and the lock it concerns.

@@ -3,6 +3,8 @@ package locker
 import (
 	"context"
 	"time"
+
+	"github.com/distlock/distlock/driver"
 )
 
 // Lockable is one lock: a key on a Backend (see Key), or a combination of
@@ -39,7 +41,7 @@ type Queueable interface {
 
 // Inspectable is an optional Lockable capability: reading the lock's state.
 type Inspectable interface {
-	Inspect(ctx context.Context) (State, error)
+	Inspect(ctx context.Context) (driver.State, error)
 }
 
 // ForceUnlockable is an optional Lockable capability: deleting the lock
@@ -80,7 +82,7 @@ func (k *KeyLock) Name() string { return k.key }
 
 // TryLock implements Lockable.
 func (k *KeyLock) TryLock(ctx context.Context, owner string, ttl time.Duration) (Grant, error) {
-	return k.backend.TryLock(ctx, k.key, owner, ttl)
+	return k.backend.TryLock(ctx, driver.Request{Key: k.key, Owner: owner, TTL: ttl})
 }
 
 // Unlock implements Lockable.
@@ -104,11 +106,10 @@ func (k *KeyLock) Watch(ctx context.Context, fn func()) (func(), error) {
 
 // TryLockQueued implements Queueable when the backend is a Queuer.
 func (k *KeyLock) TryLockQueued(ctx context.Context, owner string, ttl, patience time.Duration) (Grant, error) {
-	q, ok := k.backend.(Queuer)
-	if !ok {
+	if _, ok := k.backend.(Queuer); !ok {
 		return Grant{}, unsupported("wait queue")
 	}
-	return q.TryLockQueued(ctx, k.key, owner, ttl, patience)
+	return k.backend.TryLock(ctx, driver.Request{Key: k.key, Owner: owner, TTL: ttl, Patience: patience})
 }
 
 // Dequeue implements Queueable when the backend is a Queuer.
@@ -130,10 +131,10 @@ func (k *KeyLock) WatchTurn(ctx context.Context, owner string, fn func()) (func(
 }
 
 // Inspect implements Inspectable when the backend is an Inspector.
-func (k *KeyLock) Inspect(ctx context.Context) (State, error) {
+func (k *KeyLock) Inspect(ctx context.Context) (driver.State, error) {
 	in, ok := k.backend.(Inspector)
 	if !ok {
-		return State{}, unsupported("inspection")
+		return driver.State{}, unsupported("inspection")
 	}
 	return in.Inspect(ctx, k.key)
 }

@@ -197,7 +197,8 @@ func (m *Mutex) Inspect(ctx context.Context) (State, error) {
 	if !ok {
 		return State{}, opError("inspect", m.Name(), unsupported("inspection"))
 	}
-	st, err := in.Inspect(ctx)
+	ds, err := in.Inspect(ctx)
+	st := stateOf(ds)
 	st.Label = labelOf(st.Owner)
 	return st, opError("inspect", m.Name(), err)
 }

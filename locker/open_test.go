@@ -11,11 +11,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
 func init() {
-	locker.Register("locker-test", func(_ context.Context, u *url.URL) (locker.Backend, error) {
+	driver.Register("locker-test", func(_ context.Context, u *url.URL) (locker.Backend, error) {
 		if u.Query().Has("fail") {
 			return nil, errors.New("refused")
 		}
@@ -47,8 +48,8 @@ func TestOpen(t *testing.T) {
 	require.ErrorIs(t, err, locker.ErrInvalid)
 	assert.NotContains(t, err.Error(), "hunter2")
 
-	assert.Contains(t, locker.Schemes(), "locker-test")
-	assert.Panics(t, func() { locker.Register("locker-test", nil) })
+	assert.Contains(t, driver.Schemes(), "locker-test")
+	assert.Panics(t, func() { driver.Register("locker-test", nil) })
 }
 
 func TestOpErrorNamesTheLock(t *testing.T) {

@@ -4,13 +4,15 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/distlock/distlock/driver"
 )
 
 // grantAll is a Backend that grants every lock and renewal. Its TryLock
 // takes a millisecond, as a round trip to a store would.
 type grantAll struct{}
 
-func (grantAll) TryLock(context.Context, string, string, time.Duration) (Grant, error) {
+func (grantAll) TryLock(context.Context, driver.Request) (driver.Grant, error) {
 	time.Sleep(time.Millisecond)
 	return Grant{Acquired: true, Holds: 1, Token: 1}, nil
 }

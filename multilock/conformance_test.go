@@ -5,13 +5,13 @@ import (
 	"testing"
 
 	"github.com/distlock/distlock/conformance"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
-	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/multilock"
 )
 
 // newMultiLock combines members into a MultiLock with the default settings.
-func newMultiLock(members []locker.Backend) (locker.Backend, error) {
+func newMultiLock(members []driver.Backend) (driver.Backend, error) {
 	return multilock.New(members)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
 	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/multilock"
@@ -163,11 +164,13 @@ func TestCrossedPartialGrants(t *testing.T) {
 	mlA := newML(t, quorumtest.Backends(a))
 	mlB := newML(t, quorumtest.Backends(b))
 
-	grants := make([]locker.Grant, 2)
+	grants := make([]driver.Grant, 2)
 	errs := make([]error, 2)
 	var wg sync.WaitGroup
 	for i, ml := range []*multilock.MultiLock{mlA, mlB} {
-		wg.Go(func() { grants[i], errs[i] = ml.TryLock(ctx, "k", string(rune('A'+i)), 10*time.Second) })
+		wg.Go(func() {
+			grants[i], errs[i] = ml.TryLock(ctx, driver.Request{Key: "k", Owner: string(rune('A' + i)), TTL: 10 * time.Second})
+		})
 	}
 	wg.Wait()
 	<-crossed

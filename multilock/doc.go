@@ -3,10 +3,10 @@
 // keys, possibly on different stores (Keys, e.g. account:A and account:B
 // for a transfer).
 //
-// A MultiLock is itself a locker.Backend: key k on it means key k on every
+// A MultiLock is itself a driver.Backend: key k on it means key k on every
 // member. A Mutex therefore waits for it, renews it with its watchdog and
 // inspects it as it does any backend, and combinators compose: a RedLock of
-// MultiLocks is redlock.New([]locker.Backend{ml1, ml2, ml3}). A MultiKey
+// MultiLocks is redlock.New([]driver.Backend{ml1, ml2, ml3}). A MultiKey
 // (from Keys) is a locker.Lockable for locker.NewMutex.
 //
 //	a, _ := locker.Key(accounts, "account:A")
@@ -32,21 +32,21 @@
 //     different orders cannot deadlock.
 //   - It succeeds when every member granted the lock and the validity (lease
 //     less elapsed time less drift) is positive; the validity goes out in
-//     locker.Grant.Validity.
+//     driver.Grant.Validity.
 //   - A failed attempt releases every member, including those that refused
 //     and those whose call failed or timed out (their state is unknown),
 //     within the caller's deadline, and in the background for any member
 //     not released by then. It reports "not acquired" (so a Mutex returns
-//     locker.ErrNotAcquired, or waits and tries again) only when a member
+//     driver.ErrNotAcquired, or waits and tries again) only when a member
 //     refused: another owner holds it. A member that failed or timed out, a
 //     late grant or a budget that ran out mid-attempt is an error wrapping
-//     locker.ErrUnavailable that names the reason and the members; the
+//     driver.ErrUnavailable that names the reason and the members; the
 //     outcome is unknown (an error that is none of locker's sentinels) only
 //     on a re-entry whose members may all still hold the lock.
 //   - The member timeout follows each member's observed round trip (see
 //     package redlock): members 100 ms away work with the defaults.
 //   - Unlock releases every member; it returns an error wrapping
-//     locker.ErrNotHeld when some member did not hold the lock (the others
+//     driver.ErrNotHeld when some member did not hold the lock (the others
 //     are released all the same). Expire renews every member and returns
 //     ErrNotHeld as soon as one member no longer holds the lock, so the
 //     Mutex's watchdog closes Lease.Done.
@@ -75,9 +75,9 @@
 //
 // # Errors
 //
-// Bad input and bad configuration are errors wrapping locker.ErrInvalid,
-// before any member is contacted; calls after Close wrap locker.ErrClosed;
-// an attempt the members could not decide wraps locker.ErrUnavailable. Any
+// Bad input and bad configuration are errors wrapping driver.ErrInvalid,
+// before any member is contacted; calls after Close wrap driver.ErrClosed;
+// an attempt the members could not decide wraps driver.ErrUnavailable. Any
 // error other than these and ErrNotHeld means the outcome is unknown; it
 // names each member that failed and why.
 //

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/multilock"
 )
@@ -14,7 +15,7 @@ import (
 func ExampleNew() {
 	ctx := context.Background()
 	east, west := memlocker.NewStore(), memlocker.NewStore()
-	ml, err := multilock.New([]locker.Backend{east.Client(), west.Client()})
+	ml, err := multilock.New([]driver.Backend{east.Client(), west.Client()})
 	if err != nil {
 		panic(err)
 	}
@@ -23,7 +24,7 @@ func ExampleNew() {
 
 	// Someone else holds the key on one of the two stores.
 	other := west.Client()
-	other.TryLock(ctx, "orders/42", "someone-else", time.Minute)
+	other.TryLock(ctx, driver.Request{Key: "orders/42", Owner: "someone-else", TTL: time.Minute})
 	_, err = m.TryLock(ctx)
 	fmt.Println("one store refuses:", errors.Is(err, locker.ErrNotAcquired))
 

@@ -6,13 +6,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
-	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/multilock"
 )
 
 // newML returns a MultiLock over members, closed when the test ends.
-func newML(t testing.TB, members []locker.Backend, opts ...multilock.Option) *multilock.MultiLock {
+func newML(t testing.TB, members []driver.Backend, opts ...multilock.Option) *multilock.MultiLock {
 	t.Helper()
 	ml, err := multilock.New(members, opts...)
 	require.NoError(t, err)

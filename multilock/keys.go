@@ -1,6 +1,7 @@
 package multilock
 
 import (
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorum"
 	"github.com/distlock/distlock/locker"
 )
@@ -12,7 +13,7 @@ import (
 // fencing tokens. Its methods, those of the embedded engine, are Name,
 // TryLock, Unlock, Expire, Watch, Inspect, ForceUnlock and Granularity, so
 // it also implements locker.Watchable, locker.Inspectable,
-// locker.ForceUnlockable and locker.Granular. It follows the same rules as a
+// locker.ForceUnlockable and driver.Granular. It follows the same rules as a
 // MultiLock.
 type MultiKey struct {
 	*quorum.Lockable
@@ -23,7 +24,7 @@ var (
 	_ locker.Watchable       = (*MultiKey)(nil)
 	_ locker.Inspectable     = (*MultiKey)(nil)
 	_ locker.ForceUnlockable = (*MultiKey)(nil)
-	_ locker.Granular        = (*MultiKey)(nil)
+	_ driver.Granular        = (*MultiKey)(nil)
 )
 
 // Keys returns the lock over locks, named "multilock(k1, k2, ...)". The
@@ -33,7 +34,7 @@ var (
 // releases them all when it fails, so no owner waits while holding part of
 // the set.
 //
-// Keys fails with an error wrapping locker.ErrInvalid when locks is empty,
+// Keys fails with an error wrapping driver.ErrInvalid when locks is empty,
 // a lock is nil, two locks are the same key on the same store, or an option
 // is invalid.
 func Keys(locks []*locker.KeyLock, opts ...Option) (*MultiKey, error) {

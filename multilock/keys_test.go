@@ -12,12 +12,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
 	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/multilock"
 )
 
-func key(t testing.TB, b locker.Backend, name string) *locker.KeyLock {
+func key(t testing.TB, b driver.Backend, name string) *locker.KeyLock {
 	t.Helper()
 	k, err := locker.Key(b, name)
 	require.NoError(t, err)
@@ -32,7 +33,7 @@ func TestKeysRejectsBadLocks(t *testing.T) {
 		"nil lock":                      {key(t, c, "a"), nil},
 		"the same key twice":            {key(t, c, "a"), key(t, c, "a")},
 		"the same key via two clients":  {key(t, c, "a"), key(t, s.Client(), "a")},
-		"the same key on a nested lock": {key(t, c, "a"), key(t, newML(t, []locker.Backend{s.Client(), other}), "a")},
+		"the same key on a nested lock": {key(t, c, "a"), key(t, newML(t, []driver.Backend{s.Client(), other}), "a")},
 	}
 	for name, locks := range cases {
 		_, err := multilock.Keys(locks)
@@ -75,9 +76,9 @@ func TestTransfer(t *testing.T) {
 	g, err := bc.TryLock(ctx, "other", time.Minute)
 	require.NoError(t, err)
 	assert.False(t, g.Acquired)
-	st, err = c.Inspect(ctx, "account:C")
+	cs, err := c.Inspect(ctx, "account:C")
 	require.NoError(t, err)
-	assert.False(t, st.Held, "a failed attempt releases what it took")
+	assert.False(t, cs.Held, "a failed attempt releases what it took")
 
 	require.NoError(t, l.Unlock(ctx))
 	g, err = bc.TryLock(ctx, "other", time.Minute)

@@ -3,16 +3,16 @@ package multilock
 import (
 	"time"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorum"
-	"github.com/distlock/distlock/locker"
 )
 
 // MultiLock is a lock over several stores that is held while every one of
-// them holds it. It is a locker.Backend (key k on the MultiLock is key k on
+// them holds it. It is a driver.Backend (key k on the MultiLock is key k on
 // every member), so a Mutex locks it as any backend:
-// locker.New(ml, "orders/42"). It also implements locker.Notifier,
-// locker.Inspector, locker.ForceUnlocker, locker.BatchExpirer,
-// locker.Fencer and locker.Granular. Its methods, those of the embedded
+// locker.New(ml, "orders/42"). It also implements driver.Notifier,
+// driver.Inspector, driver.ForceUnlocker, driver.BatchExpirer,
+// driver.Fencer and driver.Granular. Its methods, those of the embedded
 // engine, are TryLock, Unlock, Expire, ExpireBatch, Watch, Inspect,
 // ForceUnlock, Fence, Granularity, Close, Supports (which optional
 // capabilities every member has), Members and Needed (the quorum); the
@@ -23,23 +23,23 @@ type MultiLock struct {
 }
 
 var (
-	_ locker.Backend       = (*MultiLock)(nil)
-	_ locker.Notifier      = (*MultiLock)(nil)
-	_ locker.Inspector     = (*MultiLock)(nil)
-	_ locker.ForceUnlocker = (*MultiLock)(nil)
-	_ locker.BatchExpirer  = (*MultiLock)(nil)
-	_ locker.Fencer        = (*MultiLock)(nil)
-	_ locker.Granular      = (*MultiLock)(nil)
+	_ driver.Backend       = (*MultiLock)(nil)
+	_ driver.Notifier      = (*MultiLock)(nil)
+	_ driver.Inspector     = (*MultiLock)(nil)
+	_ driver.ForceUnlocker = (*MultiLock)(nil)
+	_ driver.BatchExpirer  = (*MultiLock)(nil)
+	_ driver.Fencer        = (*MultiLock)(nil)
+	_ driver.Granular      = (*MultiLock)(nil)
 )
 
 // New returns a MultiLock over members, which it owns: Close closes them.
 // Members may be any backends, combinators included.
 //
-// New fails with an error wrapping locker.ErrInvalid when members is empty,
+// New fails with an error wrapping driver.ErrInvalid when members is empty,
 // a member is nil, two members are the same store (the same value, equal
 // Endpoint() strings, or a store shared by two nested combinators), or an
 // option is invalid. It contacts no member.
-func New(members []locker.Backend, opts ...Option) (*MultiLock, error) {
+func New(members []driver.Backend, opts ...Option) (*MultiLock, error) {
 	b, err := quorum.Build(quorum.All, members, opts)
 	if err != nil {
 		return nil, err

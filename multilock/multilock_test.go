@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
 	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/multilock"
@@ -20,22 +21,22 @@ func TestNewRejectsBadConfiguration(t *testing.T) {
 	c, other := s.Client(), memlocker.New()
 	cases := []struct {
 		name    string
-		members []locker.Backend
+		members []driver.Backend
 		opts    []multilock.Option
 	}{
 		{"no members", nil, nil},
-		{"nil member", []locker.Backend{c, nil}, nil},
-		{"the same client twice", []locker.Backend{c, c}, nil},
-		{"two clients of one store", []locker.Backend{c, s.Client()}, nil},
-		{"zero member timeout", []locker.Backend{c, other}, []multilock.Option{multilock.WithMemberTimeout(0)}},
-		{"drift factor of one", []locker.Backend{c, other}, []multilock.Option{multilock.WithDriftFactor(1)}},
-		{"nil clock", []locker.Backend{c, other}, []multilock.Option{multilock.WithClock(nil)}},
+		{"nil member", []driver.Backend{c, nil}, nil},
+		{"the same client twice", []driver.Backend{c, c}, nil},
+		{"two clients of one store", []driver.Backend{c, s.Client()}, nil},
+		{"zero member timeout", []driver.Backend{c, other}, []multilock.Option{multilock.WithMemberTimeout(0)}},
+		{"drift factor of one", []driver.Backend{c, other}, []multilock.Option{multilock.WithDriftFactor(1)}},
+		{"nil clock", []driver.Backend{c, other}, []multilock.Option{multilock.WithClock(nil)}},
 	}
 	for _, tc := range cases {
 		_, err := multilock.New(tc.members, tc.opts...)
 		assert.ErrorIs(t, err, locker.ErrInvalid, tc.name)
 	}
-	ml, err := multilock.New([]locker.Backend{c, other})
+	ml, err := multilock.New([]driver.Backend{c, other})
 	require.NoError(t, err)
 	assert.Equal(t, 2, ml.Needed())
 }
@@ -55,11 +56,11 @@ func TestAllOrNothing(t *testing.T) {
 			t.Run(fmt.Sprintf("member %d %s", i, name), func(t *testing.T) {
 				stores, cs, ml := memML(t, 3)
 				fault(cs[i])
-				g, err := ml.TryLock(ctx, "k", "o", time.Minute)
+				g, err := ml.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 				require.ErrorIs(t, err, locker.ErrUnavailable)
 				assert.False(t, g.Acquired)
 				assert.Equal(t, quorumtest.Repeat("", 3), stores.Holders(t, "k"))
-				g, err = ml.TryLock(ctx, "k", "o", time.Minute)
+				g, err = ml.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 				require.NoError(t, err)
 				assert.True(t, g.Acquired, "the next attempt succeeds")
 				assert.Equal(t, quorumtest.Repeat("o", 3), stores.Holders(t, "k"))
@@ -74,7 +75,7 @@ func TestRefusedMember(t *testing.T) {
 	ctx := context.Background()
 	stores, _, ml := memML(t, 3)
 	stores.Take(t, "k", "x", 10*time.Second, 1)
-	g, err := ml.TryLock(ctx, "k", "o", time.Minute)
+	g, err := ml.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	assert.False(t, g.Acquired)
 	assert.Positive(t, g.Remaining)
@@ -87,13 +88,13 @@ func TestUnreachableMembers(t *testing.T) {
 	ctx := context.Background()
 	stores, cs, ml := memML(t, 3)
 	cs[0].Partition()
-	g, err := ml.TryLock(ctx, "k", "o", time.Minute)
+	g, err := ml.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.ErrorIs(t, err, locker.ErrUnavailable, "the reachable members were released: the owner holds nothing")
 	assert.False(t, g.Acquired)
 	assert.Equal(t, quorumtest.Repeat("", 3), stores.Holders(t, "k"))
 	cs[1].Partition()
 	cs[2].Partition()
-	_, err = ml.TryLock(ctx, "k", "o", time.Minute)
+	_, err = ml.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.ErrorIs(t, err, locker.ErrUnavailable)
 	assert.NotErrorIs(t, err, locker.ErrNotAcquired)
 }
@@ -123,12 +124,12 @@ func TestLosingOneMemberLosesTheLock(t *testing.T) {
 func TestNoRestartGuard(t *testing.T) {
 	ctx := context.Background()
 	stores, _, ml := memML(t, 3)
-	g, err := ml.TryLock(ctx, "k", "x", time.Minute)
+	g, err := ml.TryLock(ctx, driver.Request{Key: "k", Owner: "x", TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 	stores.Store(0).Restart()
 	other := newML(t, quorumtest.Backends(stores.Clients()))
-	g, err = other.TryLock(ctx, "k", "y", time.Minute)
+	g, err = other.TryLock(ctx, driver.Request{Key: "k", Owner: "y", TTL: time.Minute})
 	require.NoError(t, err)
 	assert.False(t, g.Acquired, "x still holds the other members")
 	assert.ErrorIs(t, ml.Unlock(ctx, "k", "x"), locker.ErrNotHeld, "x lost the restarted member, so the MultiLock")
@@ -159,12 +160,12 @@ func TestInspect(t *testing.T) {
 // hands out that store's own token, which rises by itself.
 func TestSingleMemberKeepsItsToken(t *testing.T) {
 	ctx := context.Background()
-	ml, err := multilock.New([]locker.Backend{quorumtest.Bare{Backend: memlocker.New()}})
+	ml, err := multilock.New([]driver.Backend{quorumtest.Bare{Backend: memlocker.New()}})
 	require.NoError(t, err)
 	defer ml.Close()
 	var last uint64
 	for range 3 {
-		g, err := ml.TryLock(ctx, "k", "o", time.Minute)
+		g, err := ml.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 		require.NoError(t, err)
 		require.True(t, g.Acquired)
 		assert.Greater(t, g.Token, last)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/conformance"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
 	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/multilock"
@@ -22,7 +23,7 @@ import (
 // out, and a MultiLock tolerates no member failing, so it is set higher.
 func TestConformanceRedis(t *testing.T) {
 	conformance.Run(t, func(_ context.Context, t *testing.T) (conformance.Harness, error) {
-		return quorumtest.NewHarness(quorumtest.StartRedis(t, 5), func(members []locker.Backend) (locker.Backend, error) {
+		return quorumtest.NewHarness(quorumtest.StartRedis(t, 5), func(members []driver.Backend) (driver.Backend, error) {
 			return multilock.New(members, multilock.WithMemberTimeout(redisMemberTimeout))
 		}), nil
 	})

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
 	"github.com/distlock/distlock/locker"
 )
@@ -97,7 +98,7 @@ func TestForceUnlock(t *testing.T) {
 	held, err := rl.ForceUnlock(ctx, "k")
 	require.NoError(t, err)
 	assert.False(t, held)
-	g, err := rl.TryLock(ctx, "k", "o", time.Minute)
+	g, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 	cs[0].Partition()
@@ -137,7 +138,7 @@ func TestUnsupportedCapabilities(t *testing.T) {
 	}
 	assert.Zero(t, cs[0].Calls("inspect")+cs[0].Calls("forceunlock"))
 
-	bare := newRL(t, []locker.Backend{quorumtest.Bare{Backend: stores.Store(0).Client()}, quorumtest.Bare{Backend: stores.Store(1).Client()}})
+	bare := newRL(t, []driver.Backend{quorumtest.Bare{Backend: stores.Store(0).Client()}, quorumtest.Bare{Backend: stores.Store(1).Client()}})
 	_, err = bare.Watch(ctx, "k", func() {})
 	assert.ErrorIs(t, err, errors.ErrUnsupported, "no member notifies")
 	assert.False(t, bare.Supports(locker.CapWatch))

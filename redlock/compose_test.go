@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
 	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/multilock"
@@ -20,14 +21,14 @@ func TestRedLockOfMultiLocks(t *testing.T) {
 	ctx := context.Background()
 	stores := quorumtest.NewMem(6)
 	var cs []*memlocker.Client
-	newMember := func(i int) locker.Backend {
+	newMember := func(i int) driver.Backend {
 		a, b := stores.Store(2*i).Client(), stores.Store(2*i+1).Client()
 		cs = append(cs, a, b)
-		ml, err := multilock.New([]locker.Backend{a, b})
+		ml, err := multilock.New([]driver.Backend{a, b})
 		require.NoError(t, err)
 		return ml
 	}
-	rl := newRL(t, []locker.Backend{newMember(0), newMember(1), newMember(2)})
+	rl := newRL(t, []driver.Backend{newMember(0), newMember(1), newMember(2)})
 	assert.Equal(t, 2, rl.Needed())
 
 	var last uint64
@@ -65,9 +66,9 @@ func TestMixedGranularity(t *testing.T) {
 	ctx := context.Background()
 	coarse := memlocker.NewStore(memlocker.WithGranularity(time.Second))
 	fine := quorumtest.NewMem(2)
-	rl := newRL(t, []locker.Backend{coarse.Client(), fine.Store(0).Client(), fine.Store(1).Client()})
+	rl := newRL(t, []driver.Backend{coarse.Client(), fine.Store(0).Client(), fine.Store(1).Client()})
 	assert.Equal(t, time.Second, rl.Granularity())
-	g, err := rl.TryLock(ctx, "k", "o", 1500*time.Millisecond)
+	g, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: 1500 * time.Millisecond})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 	for i := range 2 {

@@ -5,13 +5,13 @@ import (
 	"testing"
 
 	"github.com/distlock/distlock/conformance"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
-	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/redlock"
 )
 
 // newRedLock combines members into a RedLock with the default settings.
-func newRedLock(members []locker.Backend) (locker.Backend, error) {
+func newRedLock(members []driver.Backend) (driver.Backend, error) {
 	return redlock.New(members)
 }
 

@@ -2,12 +2,12 @@
 // held while a majority of them hold it (the Redlock algorithm), so that the
 // lock survives the failure of a minority of the stores.
 //
-// A RedLock is itself a locker.Backend: key k on the RedLock means key k on
+// A RedLock is itself a driver.Backend: key k on the RedLock means key k on
 // every member. A Mutex therefore waits for it, renews it with its watchdog
 // and inspects it as it does any backend, and combinators compose: a RedLock
-// of MultiLocks is redlock.New([]locker.Backend{ml1, ml2, ml3}).
+// of MultiLocks is redlock.New([]driver.Backend{ml1, ml2, ml3}).
 //
-//	rl, err := redlock.New([]locker.Backend{r1, r2, r3, r4, r5})
+//	rl, err := redlock.New([]driver.Backend{r1, r2, r3, r4, r5})
 //	m, err := locker.New(rl, "orders/42")
 //	lease, err := m.Lock(ctx)
 //	...
@@ -25,7 +25,7 @@
 //   - An attempt succeeds when N/2+1 members granted the lock and the
 //     validity left, the lease less the time the attempt took less the clock
 //     drift (lease × 0.01 + 2 ms), is positive. Validity is measured with a
-//     monotonic clock and goes out in locker.Grant.Validity, so the Lease's
+//     monotonic clock and goes out in driver.Grant.Validity, so the Lease's
 //     Deadline reflects it. Redisson checks no validity. The grant's Holds
 //     is the largest hold count among the granting members, so that a hold
 //     one member still has for the owner (resurrected by a failover, or
@@ -44,10 +44,10 @@
 //     unknown state, in its second round (except on a re-entry, as above);
 //     the members it holds are released by Unlock.
 //   - A failed attempt reports "not acquired" (Grant.Acquired false, no
-//     error; a Mutex turns it into locker.ErrNotAcquired and, if waiting,
+//     error; a Mutex turns it into driver.ErrNotAcquired and, if waiting,
 //     tries again) only when another owner holds the lock: more than
 //     N-(N/2+1) members answered no, so no quorum could be reached. Every
-//     other failure to decide is an error wrapping locker.ErrUnavailable,
+//     other failure to decide is an error wrapping driver.ErrUnavailable,
 //     naming the reason and each member's error: members failed or timed
 //     out (a member's own ErrUnavailable, nothing sent, counts as failed),
 //     the restart guard left members out, no validity was left (a late
@@ -118,7 +118,7 @@
 // can then win a majority while the first still holds its lease. Redlock's
 // answer is the delayed restart: a restarted store must stay out for one
 // maximum lease. The RedLock enforces it: a member whose grant reports an
-// uptime (locker.Grant.Uptime) shorter than the guard does not count toward
+// uptime (driver.Grant.Uptime) shorter than the guard does not count toward
 // the quorum (it is still released afterwards). The guard is the longer of
 // WithRestartGuard's value (default 30 s, locker.DefaultWatchdogLease) and
 // the attempt's own lease; it must cover the longest lease any client takes.
@@ -216,10 +216,10 @@
 // # Errors
 //
 // Bad input (empty key or owner, non-positive lease) and bad configuration
-// are errors wrapping locker.ErrInvalid, before any member is contacted.
-// Calls after Close wrap locker.ErrClosed. A TryLock that could not decide
-// returns an error wrapping locker.ErrUnavailable (see the rules). Unlock
-// and Expire return errors wrapping locker.ErrNotHeld when the quorum does
+// are errors wrapping driver.ErrInvalid, before any member is contacted.
+// Calls after Close wrap driver.ErrClosed. A TryLock that could not decide
+// returns an error wrapping driver.ErrUnavailable (see the rules). Unlock
+// and Expire return errors wrapping driver.ErrNotHeld when the quorum does
 // not hold the lock. Any other error means the outcome is unknown; it names
 // each member that failed and why.
 //

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/redlock"
 )
@@ -14,7 +15,7 @@ import (
 func ExampleNew() {
 	ctx := context.Background()
 	var stores []*memlocker.Store
-	var members []locker.Backend
+	var members []driver.Backend
 	for range 5 {
 		s := memlocker.NewStore() // five independent stores, e.g. five Redis masters
 		stores = append(stores, s)
@@ -32,7 +33,7 @@ func ExampleNew() {
 		var cs []*memlocker.Client
 		for _, s := range stores[:n] {
 			c := s.Client()
-			c.TryLock(ctx, "orders/42", "someone-else", time.Minute)
+			c.TryLock(ctx, driver.Request{Key: "orders/42", Owner: "someone-else", TTL: time.Minute})
 			cs = append(cs, c)
 		}
 		return func() {

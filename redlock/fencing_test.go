@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
 	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/redlock"
@@ -21,7 +22,7 @@ func advanceCounter(t *testing.T, stores *quorumtest.Mem, i int, key string, n i
 	c := stores.Store(i).Client()
 	for range n {
 		o := locker.NewOwner()
-		_, err := c.TryLock(ctx, key, o, time.Minute)
+		_, err := c.TryLock(ctx, driver.Request{Key: key, Owner: o, TTL: time.Minute})
 		require.NoError(t, err)
 		require.NoError(t, c.Unlock(ctx, key, o))
 	}
@@ -38,13 +39,13 @@ func TestTokenIsWrittenBack(t *testing.T) {
 
 	first := newRL(t, quorumtest.Backends(stores.Clients()))
 	owner := locker.NewOwner()
-	g, err := first.TryLock(ctx, "k", owner, time.Minute)
+	g, err := first.TryLock(ctx, driver.Request{Key: "k", Owner: owner, TTL: time.Minute})
 	require.NoError(t, err)
 	require.Equal(t, uint64(101), g.Token, "the highest member token")
 	for i := range 5 {
 		assert.Equal(t, uint64(101), stores.State(t, i, "k").Token, "store %d carries the token", i)
 	}
-	again, err := first.TryLock(ctx, "k", owner, time.Minute)
+	again, err := first.TryLock(ctx, driver.Request{Key: "k", Owner: owner, TTL: time.Minute})
 	require.NoError(t, err)
 	assert.Equal(t, 2, again.Holds)
 	assert.Equal(t, g.Token, again.Token, "re-entry keeps the token")
@@ -55,7 +56,7 @@ func TestTokenIsWrittenBack(t *testing.T) {
 	cs := stores.Clients()
 	cs[0].Partition()
 	next := newRL(t, quorumtest.Backends(cs))
-	g2, err := next.TryLock(ctx, "k", locker.NewOwner(), time.Minute)
+	g2, err := next.TryLock(ctx, driver.Request{Key: "k", Owner: locker.NewOwner(), TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, g2.Acquired)
 	assert.Greater(t, g2.Token, g.Token, "tokens must rise from holder to holder")
@@ -74,7 +75,7 @@ func TestTokensRiseAsQuorumsShift(t *testing.T) {
 		cs[(i*3+1)%5].Partition()
 		rl := newRL(t, quorumtest.Backends(cs))
 		owner := locker.NewOwner()
-		g, err := rl.TryLock(ctx, "k", owner, time.Minute)
+		g, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: owner, TTL: time.Minute})
 		require.NoError(t, err)
 		require.True(t, g.Acquired, "round %d", i)
 		assert.Greater(t, g.Token, last, "round %d", i)
@@ -97,7 +98,7 @@ func TestTokenNeedsAFencedMajority(t *testing.T) {
 			return nil
 		})
 	}
-	g, err := rl.TryLock(ctx, "k", locker.NewOwner(), time.Minute)
+	g, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: locker.NewOwner(), TTL: time.Minute})
 	require.ErrorIs(t, err, locker.ErrUnavailable)
 	assert.False(t, g.Acquired, "only 2 of 5 members carry the token")
 	assert.Equal(t, quorumtest.Repeat("", 5), stores.Holders(t, "k"))
@@ -105,7 +106,7 @@ func TestTokenNeedsAFencedMajority(t *testing.T) {
 	// With two members failing to take it, three carry it: enough.
 	hs[3].SetHook(nil)
 	owner := locker.NewOwner()
-	g, err = rl.TryLock(ctx, "k", owner, time.Minute)
+	g, err = rl.TryLock(ctx, driver.Request{Key: "k", Owner: owner, TTL: time.Minute})
 	require.NoError(t, err)
 	assert.True(t, g.Acquired)
 	assert.Equal(t, uint64(12), g.Token)
@@ -116,12 +117,12 @@ func TestTokenNeedsAFencedMajority(t *testing.T) {
 func TestNoFencingMembers(t *testing.T) {
 	ctx := context.Background()
 	stores := quorumtest.NewMem(5)
-	bare := make([]locker.Backend, 5)
+	bare := make([]driver.Backend, 5)
 	for i := range bare {
 		bare[i] = quorumtest.Bare{Backend: stores.Store(i).Client()}
 	}
 	rl := newRL(t, bare)
-	g, err := rl.TryLock(ctx, "k", "o", time.Minute)
+	g, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 	assert.Zero(t, g.Token)
@@ -161,14 +162,14 @@ func TestTooFewFencingMembers(t *testing.T) {
 		members[i] = quorumtest.Bare{Backend: cs[i]}
 	}
 	rl := newRL(t, members)
-	g, err := rl.TryLock(ctx, "k", "o", time.Minute)
+	g, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 	assert.NotZero(t, g.Token, "both fencing members took part")
 	require.NoError(t, rl.Unlock(ctx, "k", "o"))
 
 	cs[0].Partition()
-	g, err = rl.TryLock(ctx, "k", "o", time.Minute)
+	g, err = rl.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.ErrorIs(t, err, locker.ErrUnavailable)
 	assert.False(t, g.Acquired, "one of two fencing members is no majority of them, though four of five members are a quorum")
 	assert.Zero(t, g.Token)
@@ -188,7 +189,7 @@ func TestFencingMemberHeldByAnother(t *testing.T) {
 	rl := newRL(t, members)
 	stores.Take(t, "k", "x", time.Minute, 0)
 
-	g, err := rl.TryLock(ctx, "k", "o", time.Minute)
+	g, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	assert.False(t, g.Acquired)
 	assert.Positive(t, g.Remaining)

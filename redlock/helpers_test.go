@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
-	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/redlock"
 )
 
@@ -16,7 +16,7 @@ import (
 var epoch = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // newRL returns a RedLock over members, closed when the test ends.
-func newRL(t testing.TB, members []locker.Backend, opts ...redlock.Option) *redlock.RedLock {
+func newRL(t testing.TB, members []driver.Backend, opts ...redlock.Option) *redlock.RedLock {
 	t.Helper()
 	rl, err := redlock.New(members, opts...)
 	require.NoError(t, err)

@@ -12,6 +12,7 @@ import (
 	_ "github.com/distlock/distlock/backends/etcdlocker"     // etcd://
 	_ "github.com/distlock/distlock/backends/memcachelocker" // memcache://
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/etcdtest"
 	"github.com/distlock/distlock/internal/memcachedtest"
 	"github.com/distlock/distlock/internal/redistest"
@@ -26,13 +27,13 @@ import (
 // The servers have just started, so the restart guard is off.
 func TestMixedStores(t *testing.T) {
 	ctx := context.Background()
-	open := func(url string) locker.Backend {
+	open := func(url string) driver.Backend {
 		b, err := locker.Open(ctx, url)
 		require.NoError(t, err, url)
 		return b
 	}
 	etcd := etcdtest.Start(t)
-	members := []locker.Backend{
+	members := []driver.Backend{
 		memlocker.New(),
 		open("redis://" + redistest.Start(t).Addr()),
 		open("etcd://" + strings.TrimPrefix(etcd.Endpoints()[0], "http://")),
@@ -59,7 +60,7 @@ func TestMixedStores(t *testing.T) {
 			}
 		}
 		for j, b := range members {
-			in, ok := b.(locker.Inspector)
+			in, ok := b.(driver.Inspector)
 			if !ok {
 				continue
 			}

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
-	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/multilock"
 )
 
@@ -24,10 +24,10 @@ func TestUnavailableMemberNeedsNoRelease(t *testing.T) {
 	ml, err := multilock.New(quorumtest.Backends(ic))
 	require.NoError(t, err)
 	_, cs, _ := memRL(t, 2)
-	rl := newRL(t, []locker.Backend{ml, cs[0], cs[1]})
+	rl := newRL(t, []driver.Backend{ml, cs[0], cs[1]})
 	ic[1].Partition()
 
-	g, err := rl.TryLock(ctx, "k", "o", time.Minute)
+	g, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, g.Acquired, "two of three")
 	assert.Equal(t, ic[0].Calls("trylock"), ic[0].Calls("unlock"),

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/multilock"
 	"github.com/distlock/distlock/redlock"
@@ -16,27 +17,27 @@ func TestNewRejectsBadConfiguration(t *testing.T) {
 	shared := memlocker.NewStore()
 	c := shared.Client()
 	other, third := memlocker.New(), memlocker.New()
-	nested, err := multilock.New([]locker.Backend{shared.Client(), memlocker.New()})
+	nested, err := multilock.New([]driver.Backend{shared.Client(), memlocker.New()})
 	require.NoError(t, err)
 
 	cases := []struct {
 		name    string
-		members []locker.Backend
+		members []driver.Backend
 		opts    []redlock.Option
 	}{
 		{"no members", nil, nil},
-		{"one member", []locker.Backend{c}, nil},
-		{"nil member", []locker.Backend{c, nil, other}, nil},
-		{"typed nil member", []locker.Backend{c, (*memlocker.Client)(nil), other}, nil},
-		{"the same client twice", []locker.Backend{c, c, other}, nil},
-		{"two clients of one store", []locker.Backend{c, shared.Client(), other}, nil},
-		{"a store shared with a nested combinator", []locker.Backend{c, nested, other}, nil},
-		{"zero member timeout", []locker.Backend{c, other, third}, []redlock.Option{redlock.WithMemberTimeout(0)}},
-		{"negative drift factor", []locker.Backend{c, other, third}, []redlock.Option{redlock.WithDriftFactor(-0.01)}},
-		{"drift factor of one half", []locker.Backend{c, other, third}, []redlock.Option{redlock.WithDriftFactor(0.5)}},
-		{"negative restart guard", []locker.Backend{c, other, third}, []redlock.Option{redlock.WithRestartGuard(-1)}},
-		{"nil clock", []locker.Backend{c, other, third}, []redlock.Option{redlock.WithClock(nil)}},
-		{"nil option", []locker.Backend{c, other, third}, []redlock.Option{nil}},
+		{"one member", []driver.Backend{c}, nil},
+		{"nil member", []driver.Backend{c, nil, other}, nil},
+		{"typed nil member", []driver.Backend{c, (*memlocker.Client)(nil), other}, nil},
+		{"the same client twice", []driver.Backend{c, c, other}, nil},
+		{"two clients of one store", []driver.Backend{c, shared.Client(), other}, nil},
+		{"a store shared with a nested combinator", []driver.Backend{c, nested, other}, nil},
+		{"zero member timeout", []driver.Backend{c, other, third}, []redlock.Option{redlock.WithMemberTimeout(0)}},
+		{"negative drift factor", []driver.Backend{c, other, third}, []redlock.Option{redlock.WithDriftFactor(-0.01)}},
+		{"drift factor of one half", []driver.Backend{c, other, third}, []redlock.Option{redlock.WithDriftFactor(0.5)}},
+		{"negative restart guard", []driver.Backend{c, other, third}, []redlock.Option{redlock.WithRestartGuard(-1)}},
+		{"nil clock", []driver.Backend{c, other, third}, []redlock.Option{redlock.WithClock(nil)}},
+		{"nil option", []driver.Backend{c, other, third}, []redlock.Option{nil}},
 	}
 	for _, tc := range cases {
 		_, err := redlock.New(tc.members, tc.opts...)

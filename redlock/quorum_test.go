@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
 	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/redlock"
@@ -38,7 +39,7 @@ func TestFailingMembers(t *testing.T) {
 				c.FailNext(1, nil)
 			}
 			owner := locker.NewOwner()
-			g, err := rl.TryLock(ctx, "k", owner, time.Minute)
+			g, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: owner, TTL: time.Minute})
 			if k <= 2 {
 				require.NoError(t, err)
 			} else {
@@ -69,7 +70,7 @@ func TestPartitionedMembers(t *testing.T) {
 				c.Partition()
 			}
 			owner := locker.NewOwner()
-			g, err := rl.TryLock(ctx, "k", owner, time.Minute)
+			g, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: owner, TTL: time.Minute})
 			if k <= 2 {
 				require.NoError(t, err)
 				require.True(t, g.Acquired)
@@ -97,7 +98,7 @@ func TestTimedOutMembersAreReleased(t *testing.T) {
 				c.TimeoutNext(1)
 			}
 			owner := locker.NewOwner()
-			g, err := rl.TryLock(ctx, "k", owner, time.Minute)
+			g, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: owner, TTL: time.Minute})
 			if k <= 2 {
 				require.NoError(t, err)
 			} else {
@@ -129,7 +130,7 @@ func TestSlowMembers(t *testing.T) {
 			}
 			owner := locker.NewOwner()
 			start := time.Now()
-			g, err := rl.TryLock(ctx, "k", owner, time.Minute)
+			g, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: owner, TTL: time.Minute})
 			elapsed := time.Since(start)
 			assert.Less(t, elapsed, latency, "the slow members' calls must be cut at the member timeout")
 			if k == 2 {
@@ -153,7 +154,7 @@ func TestRefusedMembersAreReleased(t *testing.T) {
 	stores, cs, rl := memRL(t, 5)
 	other, owner := locker.NewOwner(), locker.NewOwner()
 	stores.Take(t, "three", other, 10*time.Second, 0, 1, 2)
-	g, err := rl.TryLock(ctx, "three", owner, time.Minute)
+	g, err := rl.TryLock(ctx, driver.Request{Key: "three", Owner: owner, TTL: time.Minute})
 	require.NoError(t, err)
 	assert.False(t, g.Acquired)
 	assert.Positive(t, g.Remaining, "the holder's remaining lease is the hint")
@@ -164,7 +165,7 @@ func TestRefusedMembersAreReleased(t *testing.T) {
 	}
 
 	stores.Take(t, "two", other, 10*time.Second, 0, 1)
-	g, err = rl.TryLock(ctx, "two", owner, time.Minute)
+	g, err = rl.TryLock(ctx, driver.Request{Key: "two", Owner: owner, TTL: time.Minute})
 	require.NoError(t, err)
 	assert.True(t, g.Acquired)
 	assert.Equal(t, []string{other, other, owner, owner, owner}, stores.Holders(t, "two"))
@@ -183,7 +184,7 @@ func TestAttemptIsParallel(t *testing.T) {
 	}
 	owner := locker.NewOwner()
 	start := time.Now()
-	g, err := rl.TryLock(ctx, "k", owner, time.Minute)
+	g, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: owner, TTL: time.Minute})
 	lockTook := time.Since(start)
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
@@ -203,12 +204,12 @@ func TestClosed(t *testing.T) {
 	ctx := context.Background()
 	_, cs, rl := memRL(t, 3)
 	require.NoError(t, rl.Close())
-	_, err := rl.TryLock(ctx, "k", "o", time.Second)
+	_, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Second})
 	assert.ErrorIs(t, err, locker.ErrClosed)
 	assert.ErrorIs(t, rl.Unlock(ctx, "k", "o"), locker.ErrClosed)
 	assert.ErrorIs(t, rl.Expire(ctx, "k", "o", time.Second), locker.ErrClosed)
 	for _, c := range cs {
-		_, err := c.TryLock(ctx, "k", "o", time.Second)
+		_, err := c.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Second})
 		assert.ErrorIs(t, err, locker.ErrClosed, "Close closes the members")
 	}
 	assert.NoError(t, rl.Close(), "closing twice")
@@ -222,7 +223,7 @@ func TestMembersClosedElsewhere(t *testing.T) {
 	for _, c := range cs[:3] {
 		require.NoError(t, c.Close())
 	}
-	_, err := rl.TryLock(ctx, "k", locker.NewOwner(), time.Second)
+	_, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: locker.NewOwner(), TTL: time.Second})
 	assert.ErrorIs(t, err, locker.ErrClosed)
 }
 
@@ -230,11 +231,11 @@ func TestMembersClosedElsewhere(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	ctx := context.Background()
 	_, cs, rl := memRL(t, 3)
-	_, err := rl.TryLock(ctx, "", "o", time.Second)
+	_, err := rl.TryLock(ctx, driver.Request{Key: "", Owner: "o", TTL: time.Second})
 	assert.ErrorIs(t, err, locker.ErrInvalid)
-	_, err = rl.TryLock(ctx, "k", "", time.Second)
+	_, err = rl.TryLock(ctx, driver.Request{Key: "k", Owner: "", TTL: time.Second})
 	assert.ErrorIs(t, err, locker.ErrInvalid)
-	_, err = rl.TryLock(ctx, "k", "o", 0)
+	_, err = rl.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: 0})
 	assert.ErrorIs(t, err, locker.ErrInvalid)
 	assert.ErrorIs(t, rl.Expire(ctx, "k", "o", -time.Second), locker.ErrInvalid)
 	assert.ErrorIs(t, rl.Unlock(ctx, "k", ""), locker.ErrInvalid)

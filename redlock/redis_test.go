@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/conformance"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
 	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/redlock"
@@ -23,7 +24,7 @@ import (
 func TestConformanceRedis(t *testing.T) {
 	conformance.Run(t, func(_ context.Context, t *testing.T) (conformance.Harness, error) {
 		stores := quorumtest.StartRedis(t, 5)
-		return quorumtest.NewHarness(stores, func(members []locker.Backend) (locker.Backend, error) {
+		return quorumtest.NewHarness(stores, func(members []driver.Backend) (driver.Backend, error) {
 			return redlock.New(members, redlock.WithRestartGuard(0))
 		}), nil
 	})
@@ -46,7 +47,7 @@ func TestRedisKilledServers(t *testing.T) {
 	l, err := m.TryLock(ctx, locker.WithWait(5*time.Second), locker.WithLease(10*time.Second))
 	require.NoError(t, err, "three of five servers are a quorum")
 	assert.NotZero(t, l.Token())
-	g, err := probe.TryLock(ctx, "k", locker.NewOwner(), time.Second)
+	g, err := probe.TryLock(ctx, driver.Request{Key: "k", Owner: locker.NewOwner(), TTL: time.Second})
 	require.NoError(t, err)
 	assert.False(t, g.Acquired, "the lock is held")
 	require.NoError(t, l.Unlock(ctx))
@@ -72,7 +73,7 @@ func TestRedisRestartGuard(t *testing.T) {
 	ctx := context.Background()
 	stores := quorumtest.StartRedis(t, 5)
 	x := newRL(t, stores.Clients(t), redlock.WithRestartGuard(0))
-	g, err := x.TryLock(ctx, "k", "X", time.Minute)
+	g, err := x.TryLock(ctx, driver.Request{Key: "k", Owner: "X", TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 	for i := range 3 {
@@ -80,13 +81,13 @@ func TestRedisRestartGuard(t *testing.T) {
 	}
 
 	y := newRL(t, stores.Clients(t))
-	g, err = y.TryLock(ctx, "k", "Y", 10*time.Second)
+	g, err = y.TryLock(ctx, driver.Request{Key: "k", Owner: "Y", TTL: 10 * time.Second})
 	require.ErrorIs(t, err, locker.ErrUnavailable)
 	assert.ErrorContains(t, err, "restart guard")
 	assert.False(t, g.Acquired, "restarted servers must not vote within the guard")
 
 	unguarded := newRL(t, stores.Clients(t), redlock.WithRestartGuard(0))
-	g, err = unguarded.TryLock(ctx, "k", "Z", 10*time.Second)
+	g, err = unguarded.TryLock(ctx, driver.Request{Key: "k", Owner: "Z", TTL: 10 * time.Second})
 	require.NoError(t, err)
 	assert.True(t, g.Acquired, "without the guard a second owner wins while X holds the lock")
 	require.NoError(t, unguarded.Unlock(ctx, "k", "Z"))
@@ -166,19 +167,16 @@ func BenchmarkLockUnlockRedis5(b *testing.B) {
 	benchLockUnlock(b, newRL(b, stores.DirectClients(b), redlock.WithRestartGuard(0)))
 }
 
-// fenceCounter counts a member's Fence calls.
+// fenceCounter counts a member's Fence calls. The embedded member's TryLock
+// gets the attempt's token floor in its request.
 type fenceCounter struct {
-	locker.Backend
+	driver.Backend
 	fences *atomic.Int32
 }
 
 func (f fenceCounter) Fence(ctx context.Context, key, owner string, token uint64) error {
 	f.fences.Add(1)
-	return f.Backend.(locker.Fencer).Fence(ctx, key, owner, token)
-}
-
-func (f fenceCounter) TryLockAbove(ctx context.Context, key, owner string, ttl time.Duration, floor uint64) (locker.Grant, error) {
-	return f.Backend.(locker.FloorLocker).TryLockAbove(ctx, key, owner, ttl, floor)
+	return f.Backend.(driver.Fencer).Fence(ctx, key, owner, token)
 }
 
 // TestRedisTokensAgreeWithoutASecondRound: Redis members take the
@@ -188,7 +186,7 @@ func TestRedisTokensAgreeWithoutASecondRound(t *testing.T) {
 	ctx := context.Background()
 	stores := quorumtest.StartRedis(t, 5)
 	var fences atomic.Int32
-	var members []locker.Backend
+	var members []driver.Backend
 	for _, c := range stores.Clients(t) {
 		members = append(members, fenceCounter{c, &fences})
 	}

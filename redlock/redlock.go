@@ -4,16 +4,16 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorum"
-	"github.com/distlock/distlock/locker"
 )
 
 // RedLock is a lock over independent stores that is held while a majority
-// of them hold it: N/2+1 of N members. It is a locker.Backend (key k on the
+// of them hold it: N/2+1 of N members. It is a driver.Backend (key k on the
 // RedLock is key k on every member), so a Mutex locks it as any backend:
-// locker.New(rl, "orders/42"). It also implements locker.Notifier,
-// locker.Inspector, locker.ForceUnlocker, locker.BatchExpirer,
-// locker.Fencer and locker.Granular. Its methods, those of the embedded
+// locker.New(rl, "orders/42"). It also implements driver.Notifier,
+// driver.Inspector, driver.ForceUnlocker, driver.BatchExpirer,
+// driver.Fencer and driver.Granular. Its methods, those of the embedded
 // engine, are TryLock, Unlock, Expire, ExpireBatch, Watch, Inspect,
 // ForceUnlock, Fence, Granularity, Close, Supports (which optional
 // capabilities every member has), Members and Needed (the quorum); the
@@ -24,13 +24,13 @@ type RedLock struct {
 }
 
 var (
-	_ locker.Backend       = (*RedLock)(nil)
-	_ locker.Notifier      = (*RedLock)(nil)
-	_ locker.Inspector     = (*RedLock)(nil)
-	_ locker.ForceUnlocker = (*RedLock)(nil)
-	_ locker.BatchExpirer  = (*RedLock)(nil)
-	_ locker.Fencer        = (*RedLock)(nil)
-	_ locker.Granular      = (*RedLock)(nil)
+	_ driver.Backend       = (*RedLock)(nil)
+	_ driver.Notifier      = (*RedLock)(nil)
+	_ driver.Inspector     = (*RedLock)(nil)
+	_ driver.ForceUnlocker = (*RedLock)(nil)
+	_ driver.BatchExpirer  = (*RedLock)(nil)
+	_ driver.Fencer        = (*RedLock)(nil)
+	_ driver.Granular      = (*RedLock)(nil)
 )
 
 // New returns a RedLock over members, which it owns: Close closes them.
@@ -38,15 +38,15 @@ var (
 // (as a MultiLock does); three members tolerate one failure, five tolerate
 // two.
 //
-// New fails with an error wrapping locker.ErrInvalid when members has fewer
+// New fails with an error wrapping driver.ErrInvalid when members has fewer
 // than two entries (a RedLock of one store is that store: use it directly),
 // a member is nil, two members are the same store (the same value, equal
 // Endpoint() strings, or a store shared by two nested combinators), or an
 // option is invalid. It contacts no member.
-func New(members []locker.Backend, opts ...Option) (*RedLock, error) {
+func New(members []driver.Backend, opts ...Option) (*RedLock, error) {
 	if len(members) == 1 {
 		return nil, fmt.Errorf("redlock: %w: one member; a RedLock needs at least two, and three or more to tolerate a failure",
-			locker.ErrInvalid)
+			driver.ErrInvalid)
 	}
 	b, err := quorum.Build(quorum.Majority, members, opts)
 	if err != nil {

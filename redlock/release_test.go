@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
 	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/redlock"
@@ -22,7 +23,7 @@ func TestUnlockOutcomes(t *testing.T) {
 	cs := stores.Clients()
 	rl := newRL(t, quorumtest.Backends(cs), redlock.WithClock(clock))
 	lock := func(key string) {
-		g, err := rl.TryLock(ctx, key, "o", 10*time.Second)
+		g, err := rl.TryLock(ctx, driver.Request{Key: key, Owner: "o", TTL: 10 * time.Second})
 		require.NoError(t, err)
 		require.True(t, g.Acquired)
 	}
@@ -78,7 +79,7 @@ func TestUnlockOutcomes(t *testing.T) {
 func TestRenewalOutcomes(t *testing.T) {
 	ctx := context.Background()
 	stores, cs, rl := memRL(t, 5)
-	g, err := rl.TryLock(ctx, "k", "o", 10*time.Second)
+	g, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: 10 * time.Second})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 
@@ -138,12 +139,12 @@ func TestExpireBatch(t *testing.T) {
 	members[4] = quorumtest.Bare{Backend: cs[4]}
 	rl := newRL(t, members)
 	for _, key := range []string{"a", "b"} {
-		g, err := rl.TryLock(ctx, key, "o", 10*time.Second)
+		g, err := rl.TryLock(ctx, driver.Request{Key: key, Owner: "o", TTL: 10 * time.Second})
 		require.NoError(t, err)
 		require.True(t, g.Acquired)
 	}
 	stores.Force(t, "b", 0, 1, 2)
-	errs := rl.ExpireBatch(ctx, []locker.Renewal{
+	errs := rl.ExpireBatch(ctx, []driver.Renewal{
 		{Key: "a", Owner: "o", TTL: time.Minute},
 		{Key: "a", Owner: "other", TTL: time.Minute},
 		{Key: "b", Owner: "o", TTL: time.Minute},

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
 	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/redlock"
@@ -23,7 +24,7 @@ func TestRestartGuard(t *testing.T) {
 	clock := memlocker.NewManualClock(epoch)
 	stores := quorumtest.NewMem(5, memlocker.WithClock(clock))
 	x := newRL(t, quorumtest.Backends(stores.Clients()), redlock.WithClock(clock))
-	gx, err := x.TryLock(ctx, "k", "X", 10*time.Second)
+	gx, err := x.TryLock(ctx, driver.Request{Key: "k", Owner: "X", TTL: 10 * time.Second})
 	require.NoError(t, err)
 	require.True(t, gx.Acquired)
 
@@ -33,7 +34,7 @@ func TestRestartGuard(t *testing.T) {
 	clock.Advance(time.Second) // X's lease has 9 s left on stores 3 and 4
 
 	y := newRL(t, quorumtest.Backends(stores.Clients()), redlock.WithClock(clock))
-	gy, err := y.TryLock(ctx, "k", "Y", 10*time.Second)
+	gy, err := y.TryLock(ctx, driver.Request{Key: "k", Owner: "Y", TTL: 10 * time.Second})
 	require.ErrorIs(t, err, locker.ErrUnavailable, "the stores could not decide")
 	assert.NotErrorIs(t, err, locker.ErrNotAcquired)
 	assert.ErrorContains(t, err, "restart guard")
@@ -42,14 +43,14 @@ func TestRestartGuard(t *testing.T) {
 
 	// This is the hazard the guard closes.
 	unguarded := newRL(t, quorumtest.Backends(stores.Clients()), redlock.WithClock(clock), redlock.WithRestartGuard(0))
-	gu, err := unguarded.TryLock(ctx, "k", "Z", 10*time.Second)
+	gu, err := unguarded.TryLock(ctx, driver.Request{Key: "k", Owner: "Z", TTL: 10 * time.Second})
 	require.NoError(t, err)
 	require.True(t, gu.Acquired, "without the guard a second owner wins while X holds the lock")
 	require.NoError(t, unguarded.Unlock(ctx, "k", "Z"))
 
 	// After the guard (30 s by default), the stores vote again.
 	clock.Advance(redlock.DefaultRestartGuard)
-	gy, err = y.TryLock(ctx, "k", "Y", 10*time.Second)
+	gy, err = y.TryLock(ctx, driver.Request{Key: "k", Owner: "Y", TTL: 10 * time.Second})
 	require.NoError(t, err)
 	assert.True(t, gy.Acquired)
 	assert.Equal(t, []string{"Y", "Y", "Y", "Y", "Y"}, stores.Holders(t, "k"))
@@ -68,12 +69,12 @@ func TestRestartGuardCoversTheLease(t *testing.T) {
 	stores.Take(t, "k", "X", time.Hour, 3, 4)
 
 	clock.Advance(5 * time.Second)
-	g, err := rl.TryLock(ctx, "k", "Y", 10*time.Second)
+	g, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: "Y", TTL: 10 * time.Second})
 	require.ErrorIs(t, err, locker.ErrUnavailable)
 	assert.False(t, g.Acquired, "5 s after a restart is within a 10 s lease")
 
 	clock.Advance(6 * time.Second)
-	g, err = rl.TryLock(ctx, "k", "Y", 10*time.Second)
+	g, err = rl.TryLock(ctx, driver.Request{Key: "k", Owner: "Y", TTL: 10 * time.Second})
 	require.NoError(t, err)
 	assert.True(t, g.Acquired)
 	assert.Equal(t, 11*time.Second, g.Uptime, "the grant reports the youngest voting store's uptime")
@@ -88,7 +89,7 @@ func TestRestartedMemberStillReleased(t *testing.T) {
 	stores := quorumtest.NewMem(5, memlocker.WithClock(clock))
 	rl := newRL(t, quorumtest.Backends(stores.Clients()), redlock.WithClock(clock))
 	stores.Store(0).Restart()
-	g, err := rl.TryLock(ctx, "k", "Y", 10*time.Second)
+	g, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: "Y", TTL: 10 * time.Second})
 	require.NoError(t, err)
 	require.True(t, g.Acquired, "four voting stores are enough")
 	assert.Equal(t, []string{"Y", "Y", "Y", "Y", "Y"}, stores.Holders(t, "k"))

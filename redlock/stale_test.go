@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
 	"github.com/distlock/distlock/locker"
 )
@@ -23,7 +24,7 @@ func TestStaleHoldShows(t *testing.T) {
 	stores, _, rl := memRL(t, 3)
 	stores.Take(t, "k", "o", time.Minute, 0)
 
-	g, err := rl.TryLock(ctx, "k", "o", time.Minute)
+	g, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 	assert.Equal(t, 2, g.Holds, "member 1's stale hold shows")

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
 	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/redlock"
@@ -27,7 +28,7 @@ func slowByClock(t *testing.T, d time.Duration) (*memlocker.ManualClock, *quorum
 		}
 		return nil
 	})
-	members := []locker.Backend{slow}
+	members := []driver.Backend{slow}
 	for i := 1; i < 5; i++ {
 		members = append(members, stores.Store(i).Client())
 	}
@@ -43,7 +44,7 @@ func TestValidity(t *testing.T) {
 
 	_, stores, rl := slowByClock(t, 9800*time.Millisecond)
 	owner := locker.NewOwner()
-	g, err := rl.TryLock(ctx, "k", owner, lease)
+	g, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: owner, TTL: lease})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 	assert.Equal(t, lease-9800*time.Millisecond-drift, g.Validity)
@@ -51,7 +52,7 @@ func TestValidity(t *testing.T) {
 	require.NoError(t, rl.Unlock(ctx, "k", owner))
 
 	_, stores, rl = slowByClock(t, 9900*time.Millisecond)
-	g, err = rl.TryLock(ctx, "k", owner, lease)
+	g, err = rl.TryLock(ctx, driver.Request{Key: "k", Owner: owner, TTL: lease})
 	require.ErrorIs(t, err, locker.ErrUnavailable, "a late grant")
 	assert.ErrorContains(t, err, "no validity left")
 	assert.False(t, g.Acquired, "a quorum with validity %v left must not count", lease-9900*time.Millisecond-drift)
@@ -93,7 +94,7 @@ func TestWaitBudgetBoundsTheCalls(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	g, err := rl.TryLock(ctx, "k", locker.NewOwner(), time.Minute)
+	g, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: locker.NewOwner(), TTL: time.Minute})
 	require.ErrorIs(t, err, locker.ErrUnavailable, "the budget ran out mid-attempt: the stores could not decide")
 	assert.NotErrorIs(t, err, locker.ErrNotAcquired)
 	assert.False(t, g.Acquired, "calls bounded by the budget end before the members answer")
@@ -108,7 +109,7 @@ func TestLastAttemptAfterTheBudget(t *testing.T) {
 	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
 	defer cancel()
 	owner := locker.NewOwner()
-	g, err := rl.TryLock(ctx, "k", owner, time.Minute)
+	g, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: owner, TTL: time.Minute})
 	require.NoError(t, err)
 	assert.True(t, g.Acquired, "a budget that ran out still allows one attempt")
 	require.NoError(t, rl.Unlock(context.Background(), "k", owner))
@@ -122,7 +123,7 @@ func TestLastAttemptAfterTheBudget(t *testing.T) {
 
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
-	g, err = rl.TryLock(cancelled, "k", owner, time.Minute)
+	g, err = rl.TryLock(cancelled, driver.Request{Key: "k", Owner: owner, TTL: time.Minute})
 	require.ErrorIs(t, err, locker.ErrUnavailable)
 	assert.False(t, g.Acquired, "a cancelled context stops the attempt")
 	assert.Equal(t, quorumtest.Repeat("", 5), stores.Holders(t, "k"))
@@ -154,7 +155,7 @@ func TestLeasePhases(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	owner := locker.NewOwner()
-	g, err := rl.TryLock(ctx, "k", owner, lease)
+	g, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: owner, TTL: lease})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 	select {
@@ -177,7 +178,7 @@ func TestLeasePhases(t *testing.T) {
 	long, cancel := context.WithTimeout(context.Background(), lease/2+time.Second) // still over half when the attempt starts
 	defer cancel()
 	for _, ctx := range []context.Context{context.Background(), long} {
-		g, err = rl.TryLock(ctx, "k", owner, lease)
+		g, err = rl.TryLock(ctx, driver.Request{Key: "k", Owner: owner, TTL: lease})
 		require.NoError(t, err)
 		require.True(t, g.Acquired)
 		require.NoError(t, rl.Unlock(ctx, "k", owner))
@@ -201,7 +202,7 @@ func TestLeasePhaseFailure(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	g, err := rl.TryLock(ctx, "k", locker.NewOwner(), 10*time.Second)
+	g, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: locker.NewOwner(), TTL: 10 * time.Second})
 	require.ErrorIs(t, err, locker.ErrUnavailable)
 	assert.False(t, g.Acquired)
 	assert.Equal(t, quorumtest.Repeat("", 5), stores.Holders(t, "k"))

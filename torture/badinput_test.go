@@ -15,6 +15,7 @@ import (
 	_ "github.com/distlock/distlock/backends/memcachelocker"
 	"github.com/distlock/distlock/backends/memlocker"
 	"github.com/distlock/distlock/backends/redislocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/etcdtest"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/lockconfig"
@@ -92,7 +93,7 @@ func testCtx(t *testing.T) context.Context {
 }
 
 // mutex returns a Mutex for the lock name on b.
-func mutex(t *testing.T, b locker.Backend, name string) *locker.Mutex {
+func mutex(t *testing.T, b driver.Backend, name string) *locker.Mutex {
 	t.Helper()
 	m, err := locker.New(b, name)
 	if err != nil {
@@ -307,7 +308,7 @@ var badCases = []badCase{
 	// Backends and combinators.
 	{name: "empty owner on a backend", sentinel: locker.ErrInvalid, msg: []string{"empty owner"}, untouched: true,
 		run: func(t *testing.T, e *badEnv, p string) error {
-			_, err := e.redisBackend(t, e.plain, "", p).TryLock(testCtx(t), "k", "", time.Second)
+			_, err := e.redisBackend(t, e.plain, "", p).TryLock(testCtx(t), driver.Request{Key: "k", Owner: "", TTL: time.Second})
 			return err
 		}},
 	{name: "nil Redis client", sentinel: locker.ErrInvalid, msg: []string{"nil client"}, untouched: true,
@@ -329,34 +330,34 @@ var badCases = []badCase{
 		}},
 	{name: "RedLock of one member", sentinel: locker.ErrInvalid, msg: []string{"one member", "at least two"}, untouched: true,
 		run: func(*testing.T, *badEnv, string) error {
-			_, err := redlock.New([]locker.Backend{memlocker.New()})
+			_, err := redlock.New([]driver.Backend{memlocker.New()})
 			return err
 		}},
 	{name: "RedLock with a nil member", sentinel: locker.ErrInvalid, msg: []string{"member 2 is nil"}, untouched: true,
 		run: func(*testing.T, *badEnv, string) error {
-			_, err := redlock.New([]locker.Backend{memlocker.New(), nil, memlocker.New()})
+			_, err := redlock.New([]driver.Backend{memlocker.New(), nil, memlocker.New()})
 			return err
 		}},
 	{name: "RedLock with the same member twice", sentinel: locker.ErrInvalid, msg: []string{"member"}, untouched: true,
 		run: func(t *testing.T, e *badEnv, p string) error {
 			b := e.redisBackend(t, e.plain, "", p)
-			_, err := redlock.New([]locker.Backend{b, e.redisBackend(t, e.plain, "", p+"x"), b})
+			_, err := redlock.New([]driver.Backend{b, e.redisBackend(t, e.plain, "", p+"x"), b})
 			return err
 		}},
 	{name: "RedLock with two clients of one mem store", sentinel: locker.ErrInvalid, msg: []string{"mem:"}, untouched: true,
 		run: func(*testing.T, *badEnv, string) error {
 			s := memlocker.NewStore()
-			_, err := redlock.New([]locker.Backend{s.Client(), memlocker.New(), s.Client()})
+			_, err := redlock.New([]driver.Backend{s.Client(), memlocker.New(), s.Client()})
 			return err
 		}},
 	{name: "MultiLock of no members", sentinel: locker.ErrInvalid, msg: []string{"no members"}, untouched: true,
 		run: func(*testing.T, *badEnv, string) error {
-			_, err := multilock.New([]locker.Backend{})
+			_, err := multilock.New([]driver.Backend{})
 			return err
 		}},
 	{name: "RedLock settings out of range", sentinel: locker.ErrInvalid, msg: []string{"member timeout"}, untouched: true,
 		run: func(*testing.T, *badEnv, string) error {
-			ms := []locker.Backend{memlocker.New(), memlocker.New(), memlocker.New()}
+			ms := []driver.Backend{memlocker.New(), memlocker.New(), memlocker.New()}
 			for _, opt := range []redlock.Option{redlock.WithDriftFactor(0.7), redlock.WithRestartGuard(-time.Second), redlock.WithClock(nil)} {
 				if _, err := redlock.New(ms, opt); !errors.Is(err, locker.ErrInvalid) {
 					return fmt.Errorf("want ErrInvalid for a bad setting, got %v", err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -19,8 +20,8 @@ import (
 // rising tokens.
 type grantAll struct{ next *atomic.Uint64 }
 
-func (g grantAll) TryLock(context.Context, string, string, time.Duration) (locker.Grant, error) {
-	return locker.Grant{Acquired: true, Holds: 1, Token: g.next.Add(1)}, nil
+func (g grantAll) TryLock(context.Context, driver.Request) (driver.Grant, error) {
+	return driver.Grant{Acquired: true, Holds: 1, Token: g.next.Add(1)}, nil
 }
 func (grantAll) Unlock(context.Context, string, string) error                { return nil }
 func (grantAll) Expire(context.Context, string, string, time.Duration) error { return nil }
@@ -33,8 +34,8 @@ type sameToken struct{ *memlocker.Client }
 
 func (sameToken) Supports(c locker.Capability) bool { return c != locker.CapQueue }
 
-func (s sameToken) TryLock(ctx context.Context, key, owner string, ttl time.Duration) (locker.Grant, error) {
-	g, err := s.Client.TryLock(ctx, key, owner, ttl)
+func (s sameToken) TryLock(ctx context.Context, r driver.Request) (driver.Grant, error) {
+	g, err := s.Client.TryLock(ctx, r)
 	if g.Acquired {
 		g.Token = 7
 	}
@@ -44,13 +45,13 @@ func (s sameToken) TryLock(ctx context.Context, key, owner string, ttl time.Dura
 var (
 	brokenExclusion = &config{name: "broken-exclusion", deploy: func(*testing.T) *deployment {
 		next := new(atomic.Uint64)
-		return &deployment{lease: redisLease, newBackend: func(*testing.T, *links, int) locker.Backend {
+		return &deployment{lease: redisLease, newBackend: func(*testing.T, *links, int) driver.Backend {
 			return grantAll{next: next}
 		}}
 	}}
 	brokenTokens = &config{name: "broken-tokens", deploy: func(*testing.T) *deployment {
 		store := memlocker.NewStore()
-		return &deployment{lease: redisLease, newBackend: func(*testing.T, *links, int) locker.Backend {
+		return &deployment{lease: redisLease, newBackend: func(*testing.T, *links, int) driver.Backend {
 			return sameToken{store.Client()}
 		}}
 	}}

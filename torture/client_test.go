@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -23,7 +24,7 @@ const (
 // and its place in the run.
 type player struct {
 	id      int
-	backend locker.Backend
+	backend driver.Backend
 	// pauser makes every third hold a paused one, from the second on: a
 	// fixed lease, a write, a sleep past the lease ignoring Done, and a late
 	// write.

@@ -16,11 +16,11 @@ import (
 	"github.com/distlock/distlock/backends/memcachelocker"
 	"github.com/distlock/distlock/backends/memlocker"
 	"github.com/distlock/distlock/backends/redislocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/etcdtest"
 	"github.com/distlock/distlock/internal/memcachedtest"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/internal/tcpproxy"
-	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/redlock"
 )
 
@@ -61,11 +61,11 @@ type deployment struct {
 	guard time.Duration
 	// newBackend makes client i's backend, its connections through
 	// proxies of its own.
-	newBackend func(t *testing.T, l *links, i int) locker.Backend
+	newBackend func(t *testing.T, l *links, i int) driver.Backend
 }
 
 // backend returns client i's backend, closed when the test ends.
-func (d *deployment) backend(t *testing.T, l *links, i int) locker.Backend {
+func (d *deployment) backend(t *testing.T, l *links, i int) driver.Backend {
 	t.Helper()
 	b := d.newBackend(t, l, i)
 	t.Cleanup(func() { _ = b.Close() })
@@ -186,7 +186,7 @@ func (d *deployment) startMem(t *testing.T) {
 	t.Cleanup(func() { cancel(); <-done })
 }
 
-func newRedLock(t *testing.T, members []locker.Backend, opts ...redlock.Option) locker.Backend {
+func newRedLock(t *testing.T, members []driver.Backend, opts ...redlock.Option) driver.Backend {
 	t.Helper()
 	rl, err := redlock.New(members, opts...)
 	if err != nil {
@@ -199,13 +199,13 @@ func newRedLock(t *testing.T, members []locker.Backend, opts ...redlock.Option) 
 var (
 	singleRedis = &config{name: "redis", deploy: func(t *testing.T) *deployment {
 		d := &deployment{lease: redisLease, redis: []*redistest.Server{redistest.Start(t)}}
-		d.newBackend = func(t *testing.T, l *links, i int) locker.Backend { return d.redisBackend(t, l, i, d.redis[0]) }
+		d.newBackend = func(t *testing.T, l *links, i int) driver.Backend { return d.redisBackend(t, l, i, d.redis[0]) }
 		return d
 	}}
 
 	persistentRedis = &config{name: "redis-aof", deploy: func(t *testing.T) *deployment {
 		d := &deployment{lease: redisLease, redis: []*redistest.Server{redistest.Start(t, redistest.WithAppendOnly())}}
-		d.newBackend = func(t *testing.T, l *links, i int) locker.Backend { return d.redisBackend(t, l, i, d.redis[0]) }
+		d.newBackend = func(t *testing.T, l *links, i int) driver.Backend { return d.redisBackend(t, l, i, d.redis[0]) }
 		return d
 	}}
 
@@ -219,8 +219,8 @@ var (
 		d.mc = memcachedtest.Start(t)
 		d.etcd = etcdtest.Start(t)
 		d.startMem(t)
-		d.newBackend = func(t *testing.T, l *links, i int) locker.Backend {
-			return newRedLock(t, []locker.Backend{
+		d.newBackend = func(t *testing.T, l *links, i int) driver.Backend {
+			return newRedLock(t, []driver.Backend{
 				d.redisBackend(t, l, i, d.redis[0]),
 				d.redisBackend(t, l, i, d.redis[1]),
 				d.etcdBackend(t, l, i),
@@ -233,14 +233,14 @@ var (
 
 	etcdCluster = &config{name: "etcd", deploy: func(t *testing.T) *deployment {
 		d := &deployment{lease: coarseLease, etcd: etcdtest.StartCluster(t, 3)}
-		d.newBackend = func(t *testing.T, l *links, i int) locker.Backend { return d.etcdBackend(t, l, i) }
+		d.newBackend = func(t *testing.T, l *links, i int) driver.Backend { return d.etcdBackend(t, l, i) }
 		return d
 	}}
 
 	memStore = &config{name: "mem", deploy: func(t *testing.T) *deployment {
 		d := &deployment{lease: redisLease}
 		d.startMem(t)
-		d.newBackend = func(*testing.T, *links, int) locker.Backend { return d.mem.Client() }
+		d.newBackend = func(*testing.T, *links, int) driver.Backend { return d.mem.Client() }
 		return d
 	}}
 )
@@ -253,8 +253,8 @@ func redLockOf(name string, guard time.Duration) *config {
 		for range 5 {
 			d.redis = append(d.redis, redistest.Start(t))
 		}
-		d.newBackend = func(t *testing.T, l *links, i int) locker.Backend {
-			members := make([]locker.Backend, len(d.redis))
+		d.newBackend = func(t *testing.T, l *links, i int) driver.Backend {
+			members := make([]driver.Backend, len(d.redis))
 			for j, s := range d.redis {
 				members[j] = d.redisBackend(t, l, i, s)
 			}

@@ -9,9 +9,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/distlock/distlock/backends/redislocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/internal/tcpproxy"
-	"github.com/distlock/distlock/locker"
 )
 
 // replicaAckTimeout bounds how long an acquisition waits for the replica
@@ -47,7 +47,7 @@ var replicated = &config{name: "redis-replica", deploy: func(t *testing.T) *depl
 // replicatedBackend is client i's backend on the replicated pair: a proxy
 // of its own to each server, and new connections always to the primary of
 // the moment, as through an address that a failover moves.
-func (d *deployment) replicatedBackend(t *testing.T, l *links, i int) locker.Backend {
+func (d *deployment) replicatedBackend(t *testing.T, l *links, i int) driver.Backend {
 	t.Helper()
 	var ps []*tcpproxy.Proxy
 	for _, s := range d.redis {

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/etcdtest"
 	"github.com/distlock/distlock/locker"
 )
@@ -34,7 +35,7 @@ func TestAuthenticationAndPermissionErrors(t *testing.T) {
 	b, err := locker.Open(ctx, "etcd://root:"+wrong+"@"+host)
 	if err == nil {
 		t.Cleanup(func() { _ = b.Close() })
-		_, err = b.TryLock(ctx, "k", locker.NewOwner(), time.Second)
+		_, err = b.TryLock(ctx, driver.Request{Key: "k", Owner: locker.NewOwner(), TTL: time.Second})
 	}
 	require.Error(t, err)
 	assert.ErrorIs(t, err, locker.ErrInvalid, "a wrong password: %v", err)
@@ -43,7 +44,7 @@ func TestAuthenticationAndPermissionErrors(t *testing.T) {
 	b, err = locker.Open(ctx, "etcd://reader:reader-pw@"+host)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = b.Close() })
-	_, err = b.TryLock(ctx, "k", locker.NewOwner(), time.Second)
+	_, err = b.TryLock(ctx, driver.Request{Key: "k", Owner: locker.NewOwner(), TTL: time.Second})
 	require.Error(t, err)
 	assert.ErrorIs(t, err, locker.ErrInvalid, "a user without permission on the keys: %v", err)
 	assert.False(t, locker.IsUnknown(err))

@@ -10,7 +10,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // DefaultPrefix is the prefix of lock keys unless WithPrefix sets another.
@@ -31,7 +31,7 @@ const maxLeaseSeconds = 9_000_000_000
 // on other clients, or the lock ending meanwhile, do that).
 const casRounds = 8
 
-// Backend is a locker.Backend over an etcd client. It is safe for
+// Backend is a driver.Backend over an etcd client. It is safe for
 // concurrent use.
 type Backend struct {
 	cli         *clientv3.Client
@@ -58,12 +58,12 @@ type Backend struct {
 }
 
 var (
-	_ locker.Backend       = (*Backend)(nil)
-	_ locker.Notifier      = (*Backend)(nil)
-	_ locker.Inspector     = (*Backend)(nil)
-	_ locker.ForceUnlocker = (*Backend)(nil)
-	_ locker.BatchExpirer  = (*Backend)(nil)
-	_ locker.Granular      = (*Backend)(nil)
+	_ driver.Backend       = (*Backend)(nil)
+	_ driver.Notifier      = (*Backend)(nil)
+	_ driver.Inspector     = (*Backend)(nil)
+	_ driver.ForceUnlocker = (*Backend)(nil)
+	_ driver.BatchExpirer  = (*Backend)(nil)
+	_ driver.Granular      = (*Backend)(nil)
 )
 
 // Option configures a Backend.
@@ -79,12 +79,12 @@ func WithPrefix(prefix string) Option {
 }
 
 // WithCallTimeout bounds each call of the backend by d instead of
-// DefaultCallTimeout. It fails with locker.ErrInvalid when d is not
+// DefaultCallTimeout. It fails with driver.ErrInvalid when d is not
 // positive.
 func WithCallTimeout(d time.Duration) Option {
 	return func(b *Backend) error {
 		if d <= 0 {
-			return fmt.Errorf("etcdlocker: %w: non-positive call timeout %v", locker.ErrInvalid, d)
+			return fmt.Errorf("etcdlocker: %w: non-positive call timeout %v", driver.ErrInvalid, d)
 		}
 		b.callTimeout = d
 		return nil
@@ -97,11 +97,11 @@ func (b *Backend) bound(ctx context.Context) (context.Context, context.CancelFun
 }
 
 // New returns a Backend over cli. Close stops the backend's watches and
-// background work but leaves cli open: the caller closes it, after Close. It fails with locker.ErrInvalid
+// background work but leaves cli open: the caller closes it, after Close. It fails with driver.ErrInvalid
 // when cli is nil.
 func New(cli *clientv3.Client, opts ...Option) (*Backend, error) {
 	if cli == nil {
-		return nil, fmt.Errorf("etcdlocker: %w: nil client", locker.ErrInvalid)
+		return nil, fmt.Errorf("etcdlocker: %w: nil client", driver.ErrInvalid)
 	}
 	b := &Backend{cli: cli, prefix: DefaultPrefix, callTimeout: DefaultCallTimeout, clock: time.Now, watches: make(map[string]*keyWatch)}
 	for _, opt := range opts {
@@ -119,14 +119,14 @@ func (b *Backend) Client() *clientv3.Client { return b.cli }
 // Prefix returns the prefix of the backend's lock keys.
 func (b *Backend) Prefix() string { return b.prefix }
 
-// Granularity implements locker.Granular: etcd leases count in whole
+// Granularity implements driver.Granular: etcd leases count in whole
 // seconds.
 func (b *Backend) Granularity() time.Duration { return time.Second }
 
-// Close implements locker.Backend: it stops the backend's watches and its
+// Close implements driver.Backend: it stops the backend's watches and its
 // background work, revokes the leases no lock uses any more (within the
 // call timeout; leases it cannot revoke run out by themselves), and, if the
-// backend was opened from a URL, closes its client. Later calls return locker.ErrClosed. Locks stay
+// backend was opened from a URL, closes its client. Later calls return driver.ErrClosed. Locks stay
 // until their leases end.
 func (b *Backend) Close() error {
 	b.mu.Lock()
@@ -153,12 +153,12 @@ func (b *Backend) Close() error {
 	return nil
 }
 
-// checkOpen returns locker.ErrClosed after Close.
+// checkOpen returns driver.ErrClosed after Close.
 func (b *Backend) checkOpen() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return locker.ErrClosed
+		return driver.ErrClosed
 	}
 	return nil
 }
@@ -189,13 +189,13 @@ func (b *Backend) noteGranted(asked, granted int64) {
 func validate(key, owner string, ttl time.Duration, needTTL bool) error {
 	switch {
 	case key == "":
-		return fmt.Errorf("etcdlocker: %w: empty key", locker.ErrInvalid)
+		return fmt.Errorf("etcdlocker: %w: empty key", driver.ErrInvalid)
 	case owner == "":
-		return fmt.Errorf("etcdlocker: %w: empty owner", locker.ErrInvalid)
+		return fmt.Errorf("etcdlocker: %w: empty owner", driver.ErrInvalid)
 	case needTTL && ttl <= 0:
-		return fmt.Errorf("etcdlocker: %w: non-positive lease %v", locker.ErrInvalid, ttl)
+		return fmt.Errorf("etcdlocker: %w: non-positive lease %v", driver.ErrInvalid, ttl)
 	case needTTL && ttl > time.Duration(maxLeaseSeconds)*time.Second:
-		return fmt.Errorf("etcdlocker: %w: lease %v is longer than etcd's longest (%d s)", locker.ErrInvalid, ttl, maxLeaseSeconds)
+		return fmt.Errorf("etcdlocker: %w: lease %v is longer than etcd's longest (%d s)", driver.ErrInvalid, ttl, maxLeaseSeconds)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/etcdlocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/etcdtest"
 	"github.com/distlock/distlock/internal/tcpproxy"
 	"github.com/distlock/distlock/locker"
@@ -51,7 +52,7 @@ func TestCloseLeavesCallersClient(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, b.Close())
 	stop() // after Close: harmless
-	_, err = b.TryLock(ctx, "k", "o", time.Minute)
+	_, err = b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	assert.ErrorIs(t, err, locker.ErrClosed)
 	_, err = b.Watch(ctx, "k", func() {})
 	assert.ErrorIs(t, err, locker.ErrClosed)
@@ -68,7 +69,7 @@ func TestOpenedBackendOwnsClient(t *testing.T) {
 	require.NoError(t, err)
 	b := lb.(*etcdlocker.Backend)
 	assert.Equal(t, "owned/", b.Prefix())
-	g, err := b.TryLock(ctx, "k", "o", time.Minute)
+	g, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	assert.True(t, g.Acquired)
 	resp, err := c.Client(t).Get(ctx, "owned/k")
@@ -87,7 +88,7 @@ func TestTokenIsCreateRevision(t *testing.T) {
 	cli := c.Client(t)
 	var last uint64
 	for _, key := range []string{"a", "b", "a"} {
-		g, err := b.TryLock(ctx, key, "o", time.Minute)
+		g, err := b.TryLock(ctx, driver.Request{Key: key, Owner: "o", TTL: time.Minute})
 		require.NoError(t, err)
 		resp, err := cli.Get(ctx, "p/"+key)
 		require.NoError(t, err)
@@ -108,7 +109,7 @@ func TestExpireWithAnotherLength(t *testing.T) {
 	c := etcdtest.Start(t)
 	b, other := newBackend(t, c), newBackend(t, c)
 
-	g, err := b.TryLock(ctx, "k", "o", time.Second)
+	g, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Second})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 	require.NoError(t, b.Expire(ctx, "k", "o", 30*time.Second))
@@ -119,7 +120,7 @@ func TestExpireWithAnotherLength(t *testing.T) {
 	assert.Equal(t, 1, st.Holds)
 
 	time.Sleep(2500 * time.Millisecond)
-	g2, err := other.TryLock(ctx, "k", "p", time.Minute)
+	g2, err := other.TryLock(ctx, driver.Request{Key: "k", Owner: "p", TTL: time.Minute})
 	require.NoError(t, err)
 	assert.False(t, g2.Acquired, "the old 1 s lease no longer bounds the lock")
 
@@ -129,7 +130,7 @@ func TestExpireWithAnotherLength(t *testing.T) {
 	require.NoError(t, err)
 	assert.LessOrEqual(t, st.Remaining, time.Second)
 	require.Eventually(t, func() bool {
-		g, err := other.TryLock(ctx, "k", "p", time.Minute)
+		g, err := other.TryLock(ctx, driver.Request{Key: "k", Owner: "p", TTL: time.Minute})
 		return err == nil && g.Acquired
 	}, 10*time.Second, 50*time.Millisecond, "the 1 s lease must run out")
 	assert.ErrorIs(t, b.Expire(ctx, "k", "o", time.Minute), locker.ErrNotHeld)
@@ -140,9 +141,9 @@ func TestReentryResetsLease(t *testing.T) {
 	ctx := testContext(t, time.Minute)
 	c := etcdtest.Start(t)
 	b := newBackend(t, c)
-	_, err := b.TryLock(ctx, "k", "o", 30*time.Second)
+	_, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: 30 * time.Second})
 	require.NoError(t, err)
-	g, err := b.TryLock(ctx, "k", "o", 2*time.Second)
+	g, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: 2 * time.Second})
 	require.NoError(t, err)
 	assert.Equal(t, 2, g.Holds)
 	st, err := b.Inspect(ctx, "k")
@@ -161,9 +162,9 @@ func TestWatchShared(t *testing.T) {
 	require.NoError(t, err)
 	defer stop2()
 
-	_, err = holder.TryLock(ctx, "k", "o", time.Minute)
+	_, err = holder.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
-	_, err = holder.TryLock(ctx, "k", "o", time.Minute)
+	_, err = holder.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	require.NoError(t, holder.Unlock(ctx, "k", "o"))
 	require.NoError(t, holder.Unlock(ctx, "k", "o"))
@@ -179,7 +180,7 @@ func TestWatchShared(t *testing.T) {
 
 	stop1()
 	stop1() // twice is harmless
-	_, err = holder.TryLock(ctx, "k", "o", time.Minute)
+	_, err = holder.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	ok, err := holder.ForceUnlock(ctx, "k")
 	require.NoError(t, err)
@@ -192,7 +193,7 @@ func TestWatchShared(t *testing.T) {
 	assert.Empty(t, first, "a stopped watcher was called")
 
 	// An expiry is a release too.
-	_, err = holder.TryLock(ctx, "k", "o", time.Second)
+	_, err = holder.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Second})
 	require.NoError(t, err)
 	select {
 	case <-second:
@@ -217,16 +218,16 @@ func TestLostRepliesAreUnknown(t *testing.T) {
 	b := lb.(*etcdlocker.Backend)
 	direct := newBackend(t, c)
 
-	g, err := b.TryLock(ctx, "held", "o", time.Minute)
+	g, err := b.TryLock(ctx, driver.Request{Key: "held", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 
 	p.StallReplies()
 	short := func() context.Context { return testContext(t, 700*time.Millisecond) }
-	g, err = b.TryLock(short(), "free", "o", time.Minute)
+	g, err = b.TryLock(short(), driver.Request{Key: "free", Owner: "o", TTL: time.Minute})
 	assertUnknown(t, err, "TryLock")
 	assert.False(t, g.Acquired)
-	_, err = b.TryLock(short(), "held", "other", time.Minute)
+	_, err = b.TryLock(short(), driver.Request{Key: "held", Owner: "other", TTL: time.Minute})
 	assertUnknown(t, err, "a TryLock that would be refused")
 	assertUnknown(t, b.Unlock(short(), "held", "o"), "Unlock")
 	assertUnknown(t, b.Expire(short(), "held", "o", time.Minute), "Expire")
@@ -242,7 +243,7 @@ func TestLostRepliesAreUnknown(t *testing.T) {
 		require.NoError(t, b.Unlock(ctx, "held", "o"))
 	}
 	require.Eventually(t, func() bool {
-		g, err := b.TryLock(ctx, "after", "o", time.Minute)
+		g, err := b.TryLock(ctx, driver.Request{Key: "after", Owner: "o", TTL: time.Minute})
 		return err == nil && g.Acquired
 	}, 20*time.Second, 100*time.Millisecond, "the backend must recover after the heal")
 }
@@ -253,17 +254,17 @@ func TestQuorumLossIsUnknown(t *testing.T) {
 	ctx := testContext(t, 2*time.Minute)
 	c := etcdtest.StartCluster(t, 3)
 	b := newBackend(t, c)
-	g, err := b.TryLock(ctx, "held", "o", 30*time.Second)
+	g, err := b.TryLock(ctx, driver.Request{Key: "held", Owner: "o", TTL: 30 * time.Second})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 
 	c.Stop(1)
 	c.Stop(2)
 	short := func() context.Context { return testContext(t, 2*time.Second) }
-	g, err = b.TryLock(short(), "free", "o", time.Minute)
+	g, err = b.TryLock(short(), driver.Request{Key: "free", Owner: "o", TTL: time.Minute})
 	assertUnknown(t, err, "TryLock without quorum")
 	assert.False(t, g.Acquired)
-	_, err = b.TryLock(short(), "held", "other", time.Minute)
+	_, err = b.TryLock(short(), driver.Request{Key: "held", Owner: "other", TTL: time.Minute})
 	assertUnknown(t, err, "a refusal without quorum")
 	assertUnknown(t, b.Expire(short(), "held", "o", 30*time.Second), "Expire without quorum")
 
@@ -305,7 +306,7 @@ func TestMemberStopsDuringHold(t *testing.T) {
 	assert.True(t, st.Held)
 	assert.Equal(t, m.Owner(), st.Owner)
 	assert.Equal(t, l.Token(), st.Token)
-	g, err := other.TryLock(ctx, key, locker.NewOwner(), time.Minute)
+	g, err := other.TryLock(ctx, driver.Request{Key: key, Owner: locker.NewOwner(), TTL: time.Minute})
 	require.NoError(t, err)
 	assert.False(t, g.Acquired, "another owner must still be refused")
 	require.NoError(t, l.Unlock(ctx))
@@ -342,7 +343,7 @@ func TestWatchSurvivesRestart(t *testing.T) {
 	})
 	require.NoError(t, err)
 	defer stop()
-	_, err = holder.TryLock(ctx, "k", "o", time.Minute)
+	_, err = holder.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 
 	c.Stop(0)

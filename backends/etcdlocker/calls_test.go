@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/distlock/distlock/backends/etcdlocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/etcdtest"
 )
 
@@ -125,7 +126,7 @@ func TestUncontendedCycleCalls(t *testing.T) {
 	const ttl = 10 * time.Second
 	cycle := func(ctx context.Context) {
 		t.Helper()
-		g, err := b.TryLock(ctx, "k", "o", ttl)
+		g, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: ttl})
 		require.NoError(t, err)
 		require.True(t, g.Acquired)
 		assert.Equal(t, 1, g.Holds)
@@ -163,7 +164,7 @@ func TestCycleCallsInAll(t *testing.T) {
 	start := time.Now()
 	cycles := 0
 	for time.Since(start) < 2500*time.Millisecond {
-		g, err := b.TryLock(critical(ctx), "k", "o", 10*time.Second)
+		g, err := b.TryLock(critical(ctx), driver.Request{Key: "k", Owner: "o", TTL: 10 * time.Second})
 		require.NoError(t, err)
 		require.True(t, g.Acquired)
 		require.NoError(t, b.Unlock(critical(ctx), "k", "o"))

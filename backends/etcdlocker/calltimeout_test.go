@@ -11,6 +11,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/distlock/distlock/backends/etcdlocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -34,7 +35,7 @@ func TestCallsEndWithoutAReachableServer(t *testing.T) {
 	ended := make(chan error, 1)
 	go func() {
 		// No deadline on the context: the backend's call timeout ends it.
-		_, err := b.TryLock(context.Background(), "k", locker.NewOwner(), time.Second)
+		_, err := b.TryLock(context.Background(), driver.Request{Key: "k", Owner: locker.NewOwner(), TTL: time.Second})
 		ended <- err
 	}()
 	select {

@@ -14,7 +14,7 @@ import (
 	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/status"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // maxKeyInError is how much of a lock name the backend's errors quote, as
@@ -35,11 +35,11 @@ func keyError(op, key string, err error) error {
 	switch {
 	case tooLarge(err):
 		return fmt.Errorf("etcdlocker: %s: %w: the request is larger than etcd accepts (a lock name this long cannot be stored): %s",
-			at, locker.ErrInvalid, cut(err.Error()))
+			at, driver.ErrInvalid, cut(err.Error()))
 	case notSent(err):
-		return fmt.Errorf("etcdlocker: %s: %w: cannot reach etcd, nothing was sent: %s", at, locker.ErrUnavailable, cut(err.Error()))
+		return fmt.Errorf("etcdlocker: %s: %w: cannot reach etcd, nothing was sent: %s", at, driver.ErrUnavailable, cut(err.Error()))
 	case refusedUser(err):
-		return fmt.Errorf("etcdlocker: %s: %w: %s", at, locker.ErrInvalid, userAdvice(err))
+		return fmt.Errorf("etcdlocker: %s: %w: %s", at, driver.ErrInvalid, userAdvice(err))
 	}
 	return fmt.Errorf("etcdlocker: %s: %w", at, err)
 }
@@ -124,18 +124,18 @@ func (b *Backend) begin(ctx context.Context) error {
 			return nil
 		case connectivity.TransientFailure:
 			if retried || !b.anyEndpointAnswers(ctx) {
-				return fmt.Errorf("etcdlocker: %w: cannot connect to etcd at %v, nothing was sent", locker.ErrUnavailable, b.cli.Endpoints())
+				return fmt.Errorf("etcdlocker: %w: cannot connect to etcd at %v, nothing was sent", driver.ErrUnavailable, b.cli.Endpoints())
 			}
 			retried = true
 			conn.ResetConnectBackoff()
 		case connectivity.Shutdown:
-			return fmt.Errorf("etcdlocker: %w: the etcd client is closed", locker.ErrClosed)
+			return fmt.Errorf("etcdlocker: %w: the etcd client is closed", driver.ErrClosed)
 		case connectivity.Idle:
 			conn.Connect()
 		}
 		if !conn.WaitForStateChange(ctx, state) {
 			return fmt.Errorf("etcdlocker: %w: no connection to etcd at %v before the deadline, nothing was sent: %w",
-				locker.ErrUnavailable, b.cli.Endpoints(), ctx.Err())
+				driver.ErrUnavailable, b.cli.Endpoints(), ctx.Err())
 		}
 	}
 }

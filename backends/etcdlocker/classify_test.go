@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/etcdtest"
 	"github.com/distlock/distlock/locker"
 )
@@ -21,7 +22,7 @@ func TestHugeNameIsInvalidAndShort(t *testing.T) {
 	b := newBackend(t, c)
 	for _, n := range []int{600 << 10, 2 << 20} {
 		name := strings.Repeat("x", n)
-		_, err := b.TryLock(ctx, name, "o", time.Minute)
+		_, err := b.TryLock(ctx, driver.Request{Key: name, Owner: "o", TTL: time.Minute})
 		require.ErrorIs(t, err, locker.ErrInvalid, "a %d-byte name", n)
 		assert.Less(t, len(err.Error()), 1000, "the error of a %d-byte name", n)
 		assert.Contains(t, err.Error(), "larger than etcd accepts")

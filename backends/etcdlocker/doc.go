@@ -29,7 +29,7 @@
 // second); when the backend locks often it grants the next one ahead, in
 // the background. A hold on a shared lease therefore ends up to that much
 // earlier than the length asked for, and the Grant says so
-// (locker.Grant.Validity), so the Mutex's deadline stays on the safe side.
+// (driver.Grant.Validity), so the Mutex's deadline stays on the safe side.
 //
 // Nobody renews a shared lease: that would lengthen every other hold bound
 // to it, so Expire first moves the key to a lease of its own, which only
@@ -75,11 +75,11 @@
 //
 // # Errors
 //
-// Bad input gets locker.ErrInvalid, calls after Close locker.ErrClosed, an
-// Unlock or Expire by an owner that does not hold the lock locker.ErrNotHeld.
+// Bad input gets driver.ErrInvalid, calls after Close driver.ErrClosed, an
+// Unlock or Expire by an owner that does not hold the lock driver.ErrNotHeld.
 // A request larger than etcd accepts (a very long lock name) is
-// locker.ErrInvalid too. A call made while the client has no connection to
-// any server, and cannot make one, fails at once with locker.ErrUnavailable:
+// driver.ErrInvalid too. A call made while the client has no connection to
+// any server, and cannot make one, fails at once with driver.ErrUnavailable:
 // nothing was sent. Errors quote at most a short prefix of a lock name.
 // Any other error (a timeout, a lost connection, a context that ended while
 // a transaction was in flight) means the outcome is unknown: the lock may or

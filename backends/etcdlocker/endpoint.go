@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Endpoint implements locker.Endpointer: the cluster the client talks to,
+// Endpoint implements driver.Endpointer: the cluster the client talks to,
 // named by its sorted endpoints, so that a RedLock refuses two clients of one
 // etcd cluster as members.
 func (b *Backend) Endpoint() string {

@@ -10,7 +10,7 @@ import (
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // maxTxnReads is how many keys one read transaction fetches; etcd's default
@@ -20,7 +20,7 @@ const maxTxnReads = 128
 // maxConcurrentKeepAlives bounds the lease renewals of one batch in flight.
 const maxConcurrentKeepAlives = 16
 
-// Expire implements locker.Backend. When the key is on a lease of its own
+// Expire implements driver.Backend. When the key is on a lease of its own
 // of the length asked for, it renews that lease and then checks that the
 // key is still the owner's and bound to it (a renewed lease whose key is
 // gone extends nothing, and is reported as ErrNotHeld). Otherwise (a lease
@@ -31,13 +31,13 @@ const maxConcurrentKeepAlives = 16
 func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Duration) error {
 	ctx, cancel := b.bound(ctx)
 	defer cancel()
-	return b.ExpireBatch(ctx, []locker.Renewal{{Key: key, Owner: owner, TTL: ttl}})[0]
+	return b.ExpireBatch(ctx, []driver.Renewal{{Key: key, Owner: owner, TTL: ttl}})[0]
 }
 
-// ExpireBatch implements locker.BatchExpirer: one transaction reads every
+// ExpireBatch implements driver.BatchExpirer: one transaction reads every
 // key, the leases are renewed concurrently, and one more transaction checks
 // that the keys are still bound to them.
-func (b *Backend) ExpireBatch(ctx context.Context, renewals []locker.Renewal) []error {
+func (b *Backend) ExpireBatch(ctx context.Context, renewals []driver.Renewal) []error {
 	ctx, cancel := b.bound(ctx)
 	defer cancel()
 	errs := make([]error, len(renewals))
@@ -93,7 +93,7 @@ func (b *Backend) ExpireBatch(ctx context.Context, renewals []locker.Renewal) []
 			case err != nil:
 				errs[i] = keyError("expire", renewals[i].Key, err)
 			case kvs[j] == nil || kvs[j].Lease != int64(leases[i]):
-				errs[i] = keyError("expire", renewals[i].Key, locker.ErrNotHeld)
+				errs[i] = keyError("expire", renewals[i].Key, driver.ErrNotHeld)
 			}
 		}
 	}
@@ -110,21 +110,21 @@ func (b *Backend) ExpireBatch(ctx context.Context, renewals []locker.Renewal) []
 // when kv is nil or another owner's.
 func (b *Backend) ownedBy(kv *mvccpb.KeyValue, owner string) (lockValue, error) {
 	if kv == nil {
-		return lockValue{}, locker.ErrNotHeld
+		return lockValue{}, driver.ErrNotHeld
 	}
 	v, err := decodeValue(kv.Value)
 	if err != nil {
 		return lockValue{}, err
 	}
 	if v.owner != owner {
-		return lockValue{}, locker.ErrNotHeld
+		return lockValue{}, driver.ErrNotHeld
 	}
 	return v, nil
 }
 
 // readKeys reads the keys of renewals[idx] in as few transactions as
 // etcd's limit allows; kvs[j] is nil for an absent key.
-func (b *Backend) readKeys(ctx context.Context, renewals []locker.Renewal, idx []int) ([]*mvccpb.KeyValue, error) {
+func (b *Backend) readKeys(ctx context.Context, renewals []driver.Renewal, idx []int) ([]*mvccpb.KeyValue, error) {
 	kvs := make([]*mvccpb.KeyValue, len(idx))
 	for start := 0; start < len(idx); start += maxTxnReads {
 		end := min(start+maxTxnReads, len(idx))
@@ -147,7 +147,7 @@ func (b *Backend) readKeys(ctx context.Context, renewals []locker.Renewal, idx [
 
 // keepAlive renews the leases concurrently and records failures in errs: a
 // lease the server no longer has is ErrNotHeld, any other failure unknown.
-func (b *Backend) keepAlive(ctx context.Context, renewals []locker.Renewal, leases map[int]clientv3.LeaseID, errs []error) {
+func (b *Backend) keepAlive(ctx context.Context, renewals []driver.Renewal, leases map[int]clientv3.LeaseID, errs []error) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	limit := make(chan struct{}, maxConcurrentKeepAlives)
@@ -160,7 +160,7 @@ func (b *Backend) keepAlive(ctx context.Context, renewals []locker.Renewal, leas
 				return
 			}
 			if isLeaseNotFound(err) {
-				err = locker.ErrNotHeld
+				err = driver.ErrNotHeld
 			}
 			mu.Lock()
 			errs[i] = keyError("expire", renewals[i].Key, err)
@@ -172,7 +172,7 @@ func (b *Backend) keepAlive(ctx context.Context, renewals []locker.Renewal, leas
 
 // move binds r's key to a new lease of its own of r.TTL, guarded by the
 // revision it read, and lets go of the old lease.
-func (b *Backend) move(ctx context.Context, r locker.Renewal) error {
+func (b *Backend) move(ctx context.Context, r driver.Renewal) error {
 	k := b.etcdKey(r.Key)
 	lease, err := b.grant(ctx, b.leaseSeconds(r.TTL))
 	if err != nil {

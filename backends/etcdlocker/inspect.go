@@ -7,39 +7,39 @@ import (
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
-// Inspect implements locker.Inspector. The remaining lease is rounded up to
+// Inspect implements driver.Inspector. The remaining lease is rounded up to
 // a whole second. A free key's Token is the cluster's current revision,
 // which is at least the last holder's token and below every later one.
-func (b *Backend) Inspect(ctx context.Context, key string) (locker.State, error) {
+func (b *Backend) Inspect(ctx context.Context, key string) (driver.State, error) {
 	ctx, cancel := b.bound(ctx)
 	defer cancel()
 	if key == "" {
-		return locker.State{}, fmt.Errorf("etcdlocker: %w: empty key", locker.ErrInvalid)
+		return driver.State{}, fmt.Errorf("etcdlocker: %w: empty key", driver.ErrInvalid)
 	}
 	if err := b.begin(ctx); err != nil {
-		return locker.State{}, err
+		return driver.State{}, err
 	}
 	resp, err := b.cli.Get(ctx, b.etcdKey(key))
 	if err != nil {
-		return locker.State{}, keyError("inspect", key, err)
+		return driver.State{}, keyError("inspect", key, err)
 	}
-	free := locker.State{Token: uint64(resp.Header.Revision)}
+	free := driver.State{Token: uint64(resp.Header.Revision)}
 	kv := firstKV(resp.Kvs)
 	if kv == nil {
 		return free, nil
 	}
 	v, err := decodeValue(kv.Value)
 	if err != nil {
-		return locker.State{}, keyError("inspect", key, err)
+		return driver.State{}, keyError("inspect", key, err)
 	}
-	st := locker.State{Held: true, Owner: v.owner, Holds: v.holds, Token: uint64(kv.CreateRevision)}
+	st := driver.State{Held: true, Owner: v.owner, Holds: v.holds, Token: uint64(kv.CreateRevision)}
 	if kv.Lease != 0 {
 		ttl, err := b.cli.TimeToLive(ctx, clientv3.LeaseID(kv.Lease))
 		if err != nil {
-			return locker.State{}, keyError("inspect", key, err)
+			return driver.State{}, keyError("inspect", key, err)
 		}
 		if ttl.TTL < 0 {
 			// The lease ended after the read, and took the key with it.
@@ -50,14 +50,14 @@ func (b *Backend) Inspect(ctx context.Context, key string) (locker.State, error)
 	return st, nil
 }
 
-// ForceUnlock implements locker.ForceUnlocker: it deletes the key whoever
+// ForceUnlock implements driver.ForceUnlocker: it deletes the key whoever
 // holds it, lets go of its lease as Unlock does, and reports whether it was
 // held.
 func (b *Backend) ForceUnlock(ctx context.Context, key string) (bool, error) {
 	ctx, cancel := b.bound(ctx)
 	defer cancel()
 	if key == "" {
-		return false, fmt.Errorf("etcdlocker: %w: empty key", locker.ErrInvalid)
+		return false, fmt.Errorf("etcdlocker: %w: empty key", driver.ErrInvalid)
 	}
 	if err := b.begin(ctx); err != nil {
 		return false, err

@@ -15,7 +15,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // The URL schemes the package registers with locker.Open.
@@ -32,15 +32,15 @@ const DefaultDialTimeout = 5 * time.Second
 const defaultPort = "2379"
 
 func init() {
-	open := func(ctx context.Context, u *url.URL) (locker.Backend, error) {
+	open := func(ctx context.Context, u *url.URL) (driver.Backend, error) {
 		b, err := OpenURL(ctx, u)
 		if err != nil {
 			return nil, err
 		}
 		return b, nil
 	}
-	locker.Register(Scheme, open)
-	locker.Register(SchemeTLS, open)
+	driver.Register(Scheme, open)
+	driver.Register(SchemeTLS, open)
 }
 
 // OpenURL opens a Backend with a client of its own from a URL:
@@ -58,7 +58,7 @@ func init() {
 //     a client certificate and its key (both or neither).
 //
 // Any other parameter, a path, or a host without a name is an error wrapping
-// locker.ErrInvalid. Errors never contain the password. The backend owns
+// driver.ErrInvalid. Errors never contain the password. The backend owns
 // its client and closes it on Close. The client connects lazily: an
 // unreachable cluster shows at the first call.
 func OpenURL(ctx context.Context, u *url.URL) (*Backend, error) {
@@ -71,7 +71,7 @@ func OpenURL(ctx context.Context, u *url.URL) (*Backend, error) {
 	}
 	cli, err := clientv3.New(cfg)
 	if refusedUser(err) {
-		return nil, fmt.Errorf("etcdlocker: client for %v: %w: %s", cfg.Endpoints, locker.ErrInvalid, userAdvice(err))
+		return nil, fmt.Errorf("etcdlocker: client for %v: %w: %s", cfg.Endpoints, driver.ErrInvalid, userAdvice(err))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("etcdlocker: client for %v: %w", cfg.Endpoints, err)
@@ -98,7 +98,7 @@ var urlParams = map[string]bool{
 // parseURL turns a URL into a client configuration and a key prefix.
 func parseURL(u *url.URL) (clientv3.Config, string, error) {
 	bad := func(format string, args ...any) (clientv3.Config, string, error) {
-		return clientv3.Config{}, "", fmt.Errorf("etcdlocker: %w: %s", locker.ErrInvalid, fmt.Sprintf(format, args...))
+		return clientv3.Config{}, "", fmt.Errorf("etcdlocker: %w: %s", driver.ErrInvalid, fmt.Sprintf(format, args...))
 	}
 	secure := false
 	switch u.Scheme {
@@ -191,21 +191,21 @@ func tlsConfig(caFile, certFile, keyFile string) (*tls.Config, error) {
 	if caFile != "" {
 		pem, err := os.ReadFile(caFile)
 		if err != nil {
-			return nil, fmt.Errorf("etcdlocker: %w: ca_file: %w", locker.ErrInvalid, err)
+			return nil, fmt.Errorf("etcdlocker: %w: ca_file: %w", driver.ErrInvalid, err)
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("etcdlocker: %w: ca_file %q holds no PEM certificate", locker.ErrInvalid, caFile)
+			return nil, fmt.Errorf("etcdlocker: %w: ca_file %q holds no PEM certificate", driver.ErrInvalid, caFile)
 		}
 		tc.RootCAs = pool
 	}
 	if (certFile == "") != (keyFile == "") {
-		return nil, fmt.Errorf("etcdlocker: %w: cert_file and key_file go together", locker.ErrInvalid)
+		return nil, fmt.Errorf("etcdlocker: %w: cert_file and key_file go together", driver.ErrInvalid)
 	}
 	if certFile != "" {
 		cert, err := tls.LoadX509KeyPair(certFile, keyFile)
 		if err != nil {
-			return nil, fmt.Errorf("etcdlocker: %w: client certificate: %w", locker.ErrInvalid, err)
+			return nil, fmt.Errorf("etcdlocker: %w: client certificate: %w", driver.ErrInvalid, err)
 		}
 		tc.Certificates = []tls.Certificate{cert}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -87,8 +88,8 @@ func TestParseURL(t *testing.T) {
 // Through locker.Open: the schemes are registered, and errors hide the
 // password.
 func TestOpenRegistered(t *testing.T) {
-	assert.Contains(t, locker.Schemes(), Scheme)
-	assert.Contains(t, locker.Schemes(), SchemeTLS)
+	assert.Contains(t, driver.Schemes(), Scheme)
+	assert.Contains(t, driver.Schemes(), SchemeTLS)
 	_, err := locker.Open(context.Background(), "etcd://user:s3cret@127.0.0.1:1/?bogus=1")
 	require.Error(t, err)
 	assert.ErrorIs(t, err, locker.ErrInvalid)

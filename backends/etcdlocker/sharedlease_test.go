@@ -13,6 +13,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/distlock/distlock/backends/etcdlocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/etcdtest"
 	"github.com/distlock/distlock/internal/tcpproxy"
 	"github.com/distlock/distlock/locker"
@@ -42,10 +43,10 @@ func TestSharedLeaseValidity(t *testing.T) {
 	b, err := etcdlocker.New(counter.client(t, c), clock.option())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = b.Close() })
-	lock := func(ttl time.Duration) locker.Grant {
+	lock := func(ttl time.Duration) driver.Grant {
 		t.Helper()
 		counter.reset()
-		g, err := b.TryLock(critical(ctx), "k", "o", ttl)
+		g, err := b.TryLock(critical(ctx), driver.Request{Key: "k", Owner: "o", TTL: ttl})
 		require.NoError(t, err)
 		require.True(t, g.Acquired)
 		require.NoError(t, b.Unlock(ctx, "k", "o"))
@@ -88,12 +89,12 @@ func TestRefusedAttemptsShareALease(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = waiter.Close() })
 
-	held, err := holder.TryLock(ctx, "k", "holder", time.Minute)
+	held, err := holder.TryLock(ctx, driver.Request{Key: "k", Owner: "holder", TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, held.Acquired)
 	const attempts = 20
 	for range attempts {
-		g, err := waiter.TryLock(ctx, "k", "waiter", time.Minute)
+		g, err := waiter.TryLock(ctx, driver.Request{Key: "k", Owner: "waiter", TTL: time.Minute})
 		require.NoError(t, err)
 		require.False(t, g.Acquired)
 		assert.Positive(t, g.Remaining, "the holder's remaining lease")
@@ -108,7 +109,7 @@ func TestRefusedAttemptsShareALease(t *testing.T) {
 	assert.Equal(t, held.Token, st.Token)
 	require.NoError(t, holder.Unlock(ctx, "k", "holder"))
 	counter.reset()
-	g, err := waiter.TryLock(critical(ctx), "k", "waiter", time.Minute)
+	g, err := waiter.TryLock(critical(ctx), driver.Request{Key: "k", Owner: "waiter", TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, g.Acquired, "the waiter takes the released lock")
 	assert.Equal(t, map[string]int{txnMethod: 1}, counter.critical(), "on the lease its refused attempts shared")
@@ -152,7 +153,7 @@ func TestSharedLeaseOutlivesEachKey(t *testing.T) {
 	cli := c.Client(t)
 
 	for _, k := range []string{"a", "b", "c", "d"} {
-		g, err := b.TryLock(ctx, k, "o", 30*time.Second)
+		g, err := b.TryLock(ctx, driver.Request{Key: k, Owner: "o", TTL: 30 * time.Second})
 		require.NoError(t, err)
 		require.True(t, g.Acquired)
 	}
@@ -177,7 +178,7 @@ func TestSharedLeaseOutlivesEachKey(t *testing.T) {
 	id, _ := keyLease(ctx, t, cli, "distlock/c")
 	assert.Equal(t, own, id)
 	// Re-entry moves the key back to a shared lease; its own lease goes.
-	g, err := b.TryLock(ctx, "c", "o", 30*time.Second)
+	g, err := b.TryLock(ctx, driver.Request{Key: "c", Owner: "o", TTL: 30 * time.Second})
 	require.NoError(t, err)
 	require.Equal(t, 2, g.Holds)
 	id, _ = keyLease(ctx, t, cli, "distlock/c")
@@ -198,7 +199,7 @@ func TestSharedLeaseOutlivesEachKey(t *testing.T) {
 	// The backend stops handing the lease out; once its last key is
 	// released, the lease is revoked.
 	clock.advance(5 * time.Second)
-	g, err = b.TryLock(ctx, "e", "o", 30*time.Second)
+	g, err = b.TryLock(ctx, driver.Request{Key: "e", Owner: "o", TTL: 30 * time.Second})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 	id, _ = keyLease(ctx, t, cli, "distlock/e")
@@ -229,7 +230,7 @@ func TestForeignForceUnlockLeavesSharedLease(t *testing.T) {
 	other := newBackend(t, c)
 	cli := c.Client(t)
 	for _, k := range []string{"x", "y"} {
-		g, err := b.TryLock(ctx, k, "o", time.Minute)
+		g, err := b.TryLock(ctx, driver.Request{Key: k, Owner: "o", TTL: time.Minute})
 		require.NoError(t, err)
 		require.True(t, g.Acquired)
 	}
@@ -260,10 +261,10 @@ func TestUnlockAfterChangeElsewhere(t *testing.T) {
 
 	// The same owner re-enters through another client, which moves the key
 	// to a lease of its own.
-	first, err := a.TryLock(ctx, "k", "o", time.Minute)
+	first, err := a.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, first.Acquired)
-	again, err := b.TryLock(ctx, "k", "o", time.Minute)
+	again, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	require.Equal(t, 2, again.Holds)
 	require.NoError(t, a.Unlock(ctx, "k", "o"), "a's memory of the key is stale, not wrong")
@@ -278,13 +279,13 @@ func TestUnlockAfterChangeElsewhere(t *testing.T) {
 
 	// The lock is forced away and taken by another owner: the first
 	// owner's Unlock must leave it alone.
-	mine, err := a.TryLock(ctx, "k", "o", time.Minute)
+	mine, err := a.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, mine.Acquired)
 	forced, err := b.ForceUnlock(ctx, "k")
 	require.NoError(t, err)
 	require.True(t, forced)
-	theirs, err := b.TryLock(ctx, "k", "p", time.Minute)
+	theirs, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "p", TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, theirs.Acquired)
 	assert.ErrorIs(t, a.Unlock(ctx, "k", "o"), locker.ErrNotHeld)
@@ -321,13 +322,13 @@ func TestUnknownOutcomePinsSharedLease(t *testing.T) {
 	t.Cleanup(func() { _ = b.Close() })
 	direct := c.Client(t)
 
-	g, err := b.TryLock(ctx, "a", "o", time.Minute)
+	g, err := b.TryLock(ctx, driver.Request{Key: "a", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 	shared, _ := keyLease(ctx, t, direct, "distlock/a")
 
 	p.StallReplies() // the server runs the transaction; its reply is lost
-	_, err = b.TryLock(testContext(t, 700*time.Millisecond), "b", "o", time.Minute)
+	_, err = b.TryLock(testContext(t, 700*time.Millisecond), driver.Request{Key: "b", Owner: "o", TTL: time.Minute})
 	assertUnknown(t, err, "TryLock")
 	p.Heal()
 	id, _ := keyLease(ctx, t, direct, "distlock/b")
@@ -335,7 +336,7 @@ func TestUnknownOutcomePinsSharedLease(t *testing.T) {
 
 	require.NoError(t, b.Unlock(ctx, "a", "o"))
 	clock.advance(10 * time.Second) // the lease is no longer handed out
-	g, err = b.TryLock(ctx, "c", "o", time.Minute)
+	g, err = b.TryLock(ctx, driver.Request{Key: "c", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 	require.NoError(t, b.Unlock(ctx, "c", "o"))

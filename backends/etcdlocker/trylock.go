@@ -8,7 +8,7 @@ import (
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // errContended reports a key that kept changing under a guarded write.
@@ -27,7 +27,7 @@ const (
 	leaseUnknown
 )
 
-// TryLock implements locker.Backend. The key is bound to one of the
+// TryLock implements driver.Backend. The key is bound to one of the
 // backend's shared leases of ttl (rounded up to whole seconds): one granted
 // less than a tenth of its length ago (at most a second), ahead in the
 // background when the backend locks often, else by this call. One
@@ -40,14 +40,15 @@ const (
 // A shared lease counts from its grant, a little before the attempt: when
 // what is left of it is shorter than ttl, Grant.Validity says how long
 // after the start of the attempt the lock is held.
-func (b *Backend) TryLock(ctx context.Context, key, owner string, ttl time.Duration) (locker.Grant, error) {
+func (b *Backend) TryLock(ctx context.Context, r driver.Request) (driver.Grant, error) {
+	key, owner, ttl := r.Key, r.Owner, r.TTL
 	ctx, cancel := b.bound(ctx)
 	defer cancel()
 	if err := validate(key, owner, ttl, true); err != nil {
-		return locker.Grant{}, err
+		return driver.Grant{}, err
 	}
 	if err := b.begin(ctx); err != nil {
-		return locker.Grant{}, err
+		return driver.Grant{}, err
 	}
 	asked := b.leaseSeconds(ttl)
 	start := b.clock()
@@ -57,7 +58,7 @@ func (b *Backend) TryLock(ctx context.Context, key, owner string, ttl time.Durat
 		gl, err := b.grant(ctx, asked)
 		if err != nil {
 			// No key was touched; at worst an unused lease runs out.
-			return locker.Grant{}, keyError("trylock", key, err)
+			return driver.Grant{}, keyError("trylock", key, err)
 		}
 		lease, revoke = b.pool.adopt(asked, gl)
 		b.revokeLater(ctx, revoke...)
@@ -71,7 +72,7 @@ func (b *Backend) TryLock(ctx context.Context, key, owner string, ttl time.Durat
 	// bound to it, and the lease runs out.
 	b.revokeLater(ctx, b.pool.done(lease, use)...)
 	if err != nil {
-		return locker.Grant{}, keyError("trylock", key, err)
+		return driver.Grant{}, keyError("trylock", key, err)
 	}
 	if use == leaseBound {
 		if v := lease.validFor(start); v < ttl {
@@ -85,12 +86,12 @@ func (b *Backend) TryLock(ctx context.Context, key, owner string, ttl time.Durat
 
 // acquire binds key to the shared lease for owner, and reports what it did
 // with the lease.
-func (b *Backend) acquire(ctx context.Context, key, owner string, lease *sharedLease) (locker.Grant, leaseUse, error) {
+func (b *Backend) acquire(ctx context.Context, key, owner string, lease *sharedLease) (driver.Grant, leaseUse, error) {
 	k := b.etcdKey(key)
 	var kv *mvccpb.KeyValue // the key as last read; nil while absent
 	for round := 0; ; round++ {
 		if round > casRounds {
-			return locker.Grant{}, leaseUnused, errContended
+			return driver.Grant{}, leaseUnused, errContended
 		}
 		if kv == nil {
 			// Create the key if absent.
@@ -102,20 +103,20 @@ func (b *Backend) acquire(ctx context.Context, key, owner string, lease *sharedL
 				Else(clientv3.OpGet(k)).
 				Commit()
 			if err != nil {
-				return locker.Grant{}, leaseUnknown, err
+				return driver.Grant{}, leaseUnknown, err
 			}
 			if resp.Succeeded {
 				// The transaction's revision is the one it created the key at.
 				rev := resp.Header.Revision
 				b.hints.remember(k, owner, written(k, val, lease.id, rev, rev, 1))
-				return locker.Grant{Acquired: true, Holds: 1, Token: uint64(rev)}, leaseBound, nil
+				return driver.Grant{Acquired: true, Holds: 1, Token: uint64(rev)}, leaseBound, nil
 			}
 			kv = lastKV(resp)
 			continue
 		}
 		old, err := decodeValue(kv.Value)
 		if err != nil {
-			return locker.Grant{}, leaseUnused, err
+			return driver.Grant{}, leaseUnused, err
 		}
 		if old.owner != owner {
 			return b.refused(ctx, kv), leaseUnused, nil
@@ -134,14 +135,14 @@ func (b *Backend) acquire(ctx context.Context, key, owner string, lease *sharedL
 			Else(clientv3.OpGet(k)).
 			Commit()
 		if err != nil {
-			return locker.Grant{}, leaseUnknown, err
+			return driver.Grant{}, leaseUnknown, err
 		}
 		if resp.Succeeded {
 			// The key left its old lease (when that is this very lease, the
 			// bind the caller counts is no new one).
 			b.unbound(ctx, old, clientv3.LeaseID(kv.Lease))
 			b.hints.remember(k, owner, written(k, val, lease.id, kv.CreateRevision, resp.Header.Revision, kv.Version+1))
-			return locker.Grant{Acquired: true, Holds: v.holds, Token: uint64(kv.CreateRevision)}, leaseBound, nil
+			return driver.Grant{Acquired: true, Holds: v.holds, Token: uint64(kv.CreateRevision)}, leaseBound, nil
 		}
 		kv = lastKV(resp)
 	}
@@ -163,8 +164,8 @@ func written(k, val string, lease clientv3.LeaseID, created, rev, version int64)
 
 // refused is the Grant for a key another owner holds, with the holder's
 // remaining lease when the server tells it.
-func (b *Backend) refused(ctx context.Context, kv *mvccpb.KeyValue) locker.Grant {
-	g := locker.Grant{}
+func (b *Backend) refused(ctx context.Context, kv *mvccpb.KeyValue) driver.Grant {
+	g := driver.Grant{}
 	if kv.Lease == 0 {
 		return g
 	}

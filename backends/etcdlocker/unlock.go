@@ -5,10 +5,10 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
-// Unlock implements locker.Backend. In one transaction guarded by the key's
+// Unlock implements driver.Backend. In one transaction guarded by the key's
 // revision, it lowers the hold count or, at the last hold, deletes the key;
 // the deleted key's lease is then revoked in the background if no other key
 // can be bound to it. The revision
@@ -36,7 +36,7 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 	for round := 0; ; round++ {
 		if kv == nil {
 			b.hints.forget(k, owner)
-			return keyError("unlock", key, locker.ErrNotHeld)
+			return keyError("unlock", key, driver.ErrNotHeld)
 		}
 		v, err := decodeValue(kv.Value)
 		if err != nil {
@@ -44,7 +44,7 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 		}
 		if v.owner != owner {
 			b.hints.forget(k, owner)
-			return keyError("unlock", key, locker.ErrNotHeld)
+			return keyError("unlock", key, driver.ErrNotHeld)
 		}
 		if round == casRounds {
 			return keyError("unlock", key, errContended)

@@ -9,7 +9,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // watchStartTimeout bounds how long Watch waits for etcd to confirm the
@@ -29,10 +29,10 @@ type keyWatch struct {
 	err    error         // set before ready closes: why it failed
 
 	mu   sync.Mutex
-	subs map[*locker.Callback]struct{}
+	subs map[*driver.Callback]struct{}
 }
 
-// Watch implements locker.Notifier. One etcd watch per key serves all of the
+// Watch implements driver.Notifier. One etcd watch per key serves all of the
 // backend's watchers of that key; it reports deletions (releases, expiries,
 // force unlocks). When the watch has to be started again (the server
 // cancelled it, or history it needed was compacted), every watcher is
@@ -42,16 +42,16 @@ type keyWatch struct {
 // call stop.
 func (b *Backend) Watch(ctx context.Context, key string, fn func()) (func(), error) {
 	if key == "" {
-		return nil, fmt.Errorf("etcdlocker: %w: empty key", locker.ErrInvalid)
+		return nil, fmt.Errorf("etcdlocker: %w: empty key", driver.ErrInvalid)
 	}
 	if fn == nil {
-		return nil, fmt.Errorf("etcdlocker: %w: nil callback", locker.ErrInvalid)
+		return nil, fmt.Errorf("etcdlocker: %w: nil callback", driver.ErrInvalid)
 	}
-	s := locker.NewCallback(fn)
+	s := driver.NewCallback(fn)
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
-		return nil, locker.ErrClosed
+		return nil, driver.ErrClosed
 	}
 	w := b.watches[key]
 	if w == nil {
@@ -61,7 +61,7 @@ func (b *Backend) Watch(ctx context.Context, key string, fn func()) (func(), err
 			cancel: cancel,
 			done:   make(chan struct{}),
 			ready:  make(chan struct{}),
-			subs:   make(map[*locker.Callback]struct{}),
+			subs:   make(map[*driver.Callback]struct{}),
 		}
 		b.watches[key] = w
 		go b.run(wctx, w)
@@ -93,7 +93,7 @@ func (b *Backend) Watch(ctx context.Context, key string, fn func()) (func(), err
 }
 
 // unsubscribe removes s from w, and stops w with its last subscriber.
-func (b *Backend) unsubscribe(w *keyWatch, s *locker.Callback) {
+func (b *Backend) unsubscribe(w *keyWatch, s *driver.Callback) {
 	s.Stop()
 
 	b.mu.Lock()
@@ -114,7 +114,7 @@ func (b *Backend) unsubscribe(w *keyWatch, s *locker.Callback) {
 // notify calls every subscriber of w.
 func (w *keyWatch) notify() {
 	w.mu.Lock()
-	subs := make([]*locker.Callback, 0, len(w.subs))
+	subs := make([]*driver.Callback, 0, len(w.subs))
 	for s := range w.subs {
 		subs = append(subs, s)
 	}

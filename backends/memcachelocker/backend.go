@@ -12,7 +12,7 @@ import (
 
 	"github.com/bradfitz/gomemcache/memcache"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // DefaultPrefix is the prefix of the backend's item keys unless WithPrefix
@@ -39,7 +39,7 @@ const casRounds = 8
 // errContended reports an item that kept changing under the call.
 var errContended = errors.New("the lock item kept changing under the call")
 
-// Backend is a locker.Backend over a memcached client. It is safe for
+// Backend is a driver.Backend over a memcached client. It is safe for
 // concurrent use.
 type Backend struct {
 	mc        *memcache.Client
@@ -49,10 +49,10 @@ type Backend struct {
 }
 
 var (
-	_ locker.Backend       = (*Backend)(nil)
-	_ locker.Inspector     = (*Backend)(nil)
-	_ locker.ForceUnlocker = (*Backend)(nil)
-	_ locker.Granular      = (*Backend)(nil)
+	_ driver.Backend       = (*Backend)(nil)
+	_ driver.Inspector     = (*Backend)(nil)
+	_ driver.ForceUnlocker = (*Backend)(nil)
+	_ driver.Granular      = (*Backend)(nil)
 )
 
 // Option configures a Backend.
@@ -73,21 +73,21 @@ func WithPrefix(prefix string) Option {
 
 func validPrefix(prefix string) error {
 	if len(prefix) > maxPrefixLen {
-		return fmt.Errorf("memcachelocker: %w: prefix longer than %d bytes", locker.ErrInvalid, maxPrefixLen)
+		return fmt.Errorf("memcachelocker: %w: prefix longer than %d bytes", driver.ErrInvalid, maxPrefixLen)
 	}
 	for i := 0; i < len(prefix); i++ {
 		if c := prefix[i]; c <= ' ' || c == 0x7f {
-			return fmt.Errorf("memcachelocker: %w: prefix %q has a space or control character", locker.ErrInvalid, prefix)
+			return fmt.Errorf("memcachelocker: %w: prefix %q has a space or control character", driver.ErrInvalid, prefix)
 		}
 	}
 	return nil
 }
 
 // New returns a Backend over mc. Close leaves mc open: the caller closes it.
-// It fails with locker.ErrInvalid when mc is nil or an option is invalid.
+// It fails with driver.ErrInvalid when mc is nil or an option is invalid.
 func New(mc *memcache.Client, opts ...Option) (*Backend, error) {
 	if mc == nil {
-		return nil, fmt.Errorf("memcachelocker: %w: nil client", locker.ErrInvalid)
+		return nil, fmt.Errorf("memcachelocker: %w: nil client", driver.ErrInvalid)
 	}
 	b := &Backend{mc: mc, prefix: DefaultPrefix}
 	for _, opt := range opts {
@@ -104,11 +104,11 @@ func (b *Backend) Client() *memcache.Client { return b.mc }
 // Prefix returns the prefix of the backend's item keys.
 func (b *Backend) Prefix() string { return b.prefix }
 
-// Granularity implements locker.Granular: memcached counts expiry in whole
+// Granularity implements driver.Granular: memcached counts expiry in whole
 // seconds.
 func (b *Backend) Granularity() time.Duration { return time.Second }
 
-// Close implements locker.Backend. Later calls return locker.ErrClosed. A
+// Close implements driver.Backend. Later calls return driver.ErrClosed. A
 // backend opened from a URL closes its client; one made with New does not.
 func (b *Backend) Close() error {
 	if b.closed.Swap(true) {
@@ -155,26 +155,26 @@ func expirationUntil(v lockItem, now time.Time) int32 {
 }
 
 // check validates the arguments common to the lock operations and returns
-// locker.ErrClosed after Close.
+// driver.ErrClosed after Close.
 func (b *Backend) check(ctx context.Context, key, owner string, ttl time.Duration, needTTL bool) error {
 	switch {
 	case key == "":
-		return fmt.Errorf("memcachelocker: %w: empty key", locker.ErrInvalid)
+		return fmt.Errorf("memcachelocker: %w: empty key", driver.ErrInvalid)
 	case owner == "":
-		return fmt.Errorf("memcachelocker: %w: empty owner", locker.ErrInvalid)
+		return fmt.Errorf("memcachelocker: %w: empty owner", driver.ErrInvalid)
 	case needTTL && ttl <= 0:
-		return fmt.Errorf("memcachelocker: %w: non-positive lease %v", locker.ErrInvalid, ttl)
+		return fmt.Errorf("memcachelocker: %w: non-positive lease %v", driver.ErrInvalid, ttl)
 	case needTTL && ttl > MaxLease:
-		return fmt.Errorf("memcachelocker: %w: lease %v is longer than memcached's relative expiry allows (%v)", locker.ErrInvalid, ttl, MaxLease)
+		return fmt.Errorf("memcachelocker: %w: lease %v is longer than memcached's relative expiry allows (%v)", driver.ErrInvalid, ttl, MaxLease)
 	}
 	return b.ready(ctx)
 }
 
-// ready returns locker.ErrClosed after Close, and the context's error once
+// ready returns driver.ErrClosed after Close, and the context's error once
 // it has ended.
 func (b *Backend) ready(ctx context.Context) error {
 	if b.closed.Load() {
-		return locker.ErrClosed
+		return driver.ErrClosed
 	}
 	return ctx.Err()
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/memcachelocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/memcachedtest"
 	"github.com/distlock/distlock/internal/tcpproxy"
 	"github.com/distlock/distlock/locker"
@@ -78,11 +79,11 @@ func TestCloseLeavesCallersClient(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, b.Close())
 	require.NoError(t, b.Close(), "closing twice")
-	_, err = b.TryLock(ctx, "k", "o", time.Minute)
+	_, err = b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	assert.ErrorIs(t, err, locker.ErrClosed)
 	_, err = b.Inspect(ctx, "k")
 	assert.ErrorIs(t, err, locker.ErrClosed)
-	assert.ErrorIs(t, b.ExpireBatch(ctx, []locker.Renewal{{Key: "k", Owner: "o", TTL: time.Second}})[0], locker.ErrClosed)
+	assert.ErrorIs(t, b.ExpireBatch(ctx, []driver.Renewal{{Key: "k", Owner: "o", TTL: time.Second}})[0], locker.ErrClosed)
 	assert.NoError(t, mc.Set(&memcache.Item{Key: "still", Value: []byte("open")}), "the caller's client still works")
 }
 
@@ -90,12 +91,12 @@ func TestLeaseLimits(t *testing.T) {
 	ctx := testContext(t, time.Minute)
 	s := memcachedtest.Start(t)
 	b := newBackend(t, s)
-	_, err := b.TryLock(ctx, "k", "o", 31*24*time.Hour)
+	_, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: 31 * 24 * time.Hour})
 	assert.ErrorIs(t, err, locker.ErrInvalid, "over 30 days memcached reads expiry as absolute time")
 	assert.ErrorIs(t, b.Expire(ctx, "k", "o", memcachelocker.MaxLease+time.Second), locker.ErrInvalid)
 
 	// The longest lease is still relative: the lock is there and long.
-	g, err := b.TryLock(ctx, "k", "o", memcachelocker.MaxLease)
+	g, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: memcachelocker.MaxLease})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 	st, err := b.Inspect(ctx, "k")
@@ -160,12 +161,12 @@ func TestEvictedLock(t *testing.T) {
 	ctx := testContext(t, time.Minute)
 	s := memcachedtest.Start(t)
 	b, other := newBackend(t, s), newBackend(t, s)
-	g, err := b.TryLock(ctx, "k", "o", time.Minute)
+	g, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	require.NoError(t, s.Client(t).Delete(b.LockKey("k")))
 	assert.ErrorIs(t, b.Expire(ctx, "k", "o", time.Minute), locker.ErrNotHeld)
 	assert.ErrorIs(t, b.Unlock(ctx, "k", "o"), locker.ErrNotHeld)
-	g2, err := other.TryLock(ctx, "k", "p", time.Minute)
+	g2, err := other.TryLock(ctx, driver.Request{Key: "k", Owner: "p", TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, g2.Acquired)
 	assert.Greater(t, g2.Token, g.Token)
@@ -178,11 +179,11 @@ func TestTokenFloorFromTombstone(t *testing.T) {
 	s := memcachedtest.Start(t)
 	b := newBackend(t, s)
 	mc := s.Client(t)
-	g, err := b.TryLock(ctx, "k", "o", time.Minute)
+	g, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	require.NoError(t, b.Unlock(ctx, "k", "o"))
 	require.NoError(t, mc.Set(&memcache.Item{Key: b.CounterKey("k"), Value: []byte("5")}))
-	g2, err := b.TryLock(ctx, "k", "o", time.Minute)
+	g2, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, g2.Acquired)
 	assert.Greater(t, g2.Token, g.Token)
@@ -191,7 +192,7 @@ func TestTokenFloorFromTombstone(t *testing.T) {
 	require.NoError(t, b.Unlock(ctx, "k", "o"))
 	require.NoError(t, mc.Delete(b.CounterKey("k")))
 	require.NoError(t, mc.Delete(b.LockKey("k")))
-	g3, err := b.TryLock(ctx, "k", "o", time.Minute)
+	g3, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	assert.Greater(t, g3.Token, g2.Token)
 	assert.GreaterOrEqual(t, g3.Token, uint64(time.Now().Add(-time.Minute).UnixMicro()), "seeded from the clock")
@@ -212,10 +213,10 @@ func TestLostRepliesAreUnknown(t *testing.T) {
 	b := lb.(*memcachelocker.Backend)
 	direct := newBackend(t, s)
 
-	_, err = b.TryLock(ctx, "held", "o", time.Minute)
+	_, err = b.TryLock(ctx, driver.Request{Key: "held", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	p.StallReplies()
-	g, err := b.TryLock(ctx, "free", "o", time.Minute)
+	g, err := b.TryLock(ctx, driver.Request{Key: "free", Owner: "o", TTL: time.Minute})
 	assertUnknown(t, err, "TryLock")
 	assert.False(t, g.Acquired)
 	assertUnknown(t, b.Unlock(ctx, "held", "o"), "Unlock")
@@ -224,7 +225,7 @@ func TestLostRepliesAreUnknown(t *testing.T) {
 	assertUnknown(t, err, "Inspect")
 	_, err = b.ForceUnlock(ctx, "held")
 	assertUnknown(t, err, "ForceUnlock")
-	assertUnknown(t, b.ExpireBatch(ctx, []locker.Renewal{{Key: "held", Owner: "o", TTL: time.Minute}})[0], "ExpireBatch")
+	assertUnknown(t, b.ExpireBatch(ctx, []driver.Renewal{{Key: "held", Owner: "o", TTL: time.Minute}})[0], "ExpireBatch")
 	p.Heal()
 
 	// Each call above stalled on its first read, so none of them wrote.
@@ -244,12 +245,12 @@ func TestOpenedBackendUsesPrefix(t *testing.T) {
 	b := lb.(*memcachelocker.Backend)
 	assert.Equal(t, "owned:", b.Prefix())
 	assert.Equal(t, 4, b.Client().MaxIdleConns)
-	_, err = b.TryLock(ctx, "k", "o", time.Minute)
+	_, err = b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(b.LockKey("k"), "owned:l:"))
 	_, err = s.Client(t).Get(b.LockKey("k"))
 	assert.NoError(t, err, "the lock item lives under the URL's prefix")
 	require.NoError(t, b.Close())
-	_, err = b.TryLock(ctx, "k", "o", time.Minute)
+	_, err = b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	assert.ErrorIs(t, err, locker.ErrClosed)
 }

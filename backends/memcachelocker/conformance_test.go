@@ -7,6 +7,7 @@ import (
 
 	_ "github.com/distlock/distlock/backends/memcachelocker"
 	"github.com/distlock/distlock/conformance"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/memcachedtest"
 	"github.com/distlock/distlock/internal/tcpproxy"
 	"github.com/distlock/distlock/locker"
@@ -18,7 +19,7 @@ type harness struct {
 	clients *tcpproxy.Clients
 }
 
-func (h *harness) NewBackend(ctx context.Context) (locker.Backend, error) {
+func (h *harness) NewBackend(ctx context.Context) (driver.Backend, error) {
 	b, err := h.clients.Connect(func(addr string) (any, error) {
 		// A client opened from a URL is the backend's own: Close closes it.
 		return locker.Open(ctx, "memcache://"+addr+"/?prefix=conformance:")
@@ -26,7 +27,7 @@ func (h *harness) NewBackend(ctx context.Context) (locker.Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return b.(locker.Backend), nil
+	return b.(driver.Backend), nil
 }
 
 // Granularity is memcached's: expiry counts in whole seconds.
@@ -35,19 +36,19 @@ func (h *harness) Granularity() time.Duration { return time.Second }
 func (h *harness) Close() { h.clients.Close() }
 
 // Partition cuts the client's connections and refuses new ones.
-func (h *harness) Partition(b locker.Backend) error { return h.clients.Cut(b) }
+func (h *harness) Partition(b driver.Backend) error { return h.clients.Cut(b) }
 
-func (h *harness) Heal(b locker.Backend) error { return h.clients.Heal(b) }
+func (h *harness) Heal(b driver.Backend) error { return h.clients.Heal(b) }
 
 // Stall holds the client's connections open and forwards nothing.
-func (h *harness) Stall(b locker.Backend) error { return h.clients.Stall(b) }
+func (h *harness) Stall(b driver.Backend) error { return h.clients.Stall(b) }
 
 // Resume lets the stalled connections go on.
-func (h *harness) Resume(b locker.Backend) error { return h.clients.Heal(b) }
+func (h *harness) Resume(b driver.Backend) error { return h.clients.Heal(b) }
 
 // NewUnreachableBackend opens a backend from a URL of addr, as a user
 // would.
-func (h *harness) NewUnreachableBackend(ctx context.Context, addr string) (locker.Backend, error) {
+func (h *harness) NewUnreachableBackend(ctx context.Context, addr string) (driver.Backend, error) {
 	return locker.Open(ctx, "memcache://"+addr)
 }
 

@@ -74,15 +74,15 @@
 //
 // The backend offers inspection, force unlock and batched renewal (one
 // multi-get for all the leases due, then a cas for each). memcached cannot
-// notify anyone of a release, so the backend is no locker.Notifier and a
+// notify anyone of a release, so the backend is no driver.Notifier and a
 // waiting Mutex polls.
 //
 // # Errors
 //
-// Bad input gets locker.ErrInvalid, calls after Close locker.ErrClosed, an
-// Unlock or Expire by an owner that does not hold the lock locker.ErrNotHeld.
+// Bad input gets driver.ErrInvalid, calls after Close driver.ErrClosed, an
+// Unlock or Expire by an owner that does not hold the lock driver.ErrNotHeld.
 // A call whose first write could not even be sent, because no connection
-// to the server could be made, gets locker.ErrUnavailable: nothing was
+// to the server could be made, gets driver.ErrUnavailable: nothing was
 // changed. Any other error (a timeout, a lost connection, a context that ended
 // between the steps of a call) means the outcome is unknown. gomemcache
 // takes no context: each step is bounded by the client's Timeout, and the

@@ -8,15 +8,15 @@ import (
 
 	"github.com/bradfitz/gomemcache/memcache"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // maxConcurrentRenewals bounds the cas calls of one batch in flight.
 const maxConcurrentRenewals = 16
 
-var _ locker.BatchExpirer = (*Backend)(nil)
+var _ driver.BatchExpirer = (*Backend)(nil)
 
-// Expire implements locker.Backend: with cas, it records a new lease end
+// Expire implements driver.Backend: with cas, it records a new lease end
 // and gives the item a new expiry, if owner holds the lock.
 func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Duration) error {
 	if err := b.check(ctx, key, owner, ttl, true); err != nil {
@@ -36,11 +36,11 @@ func (b *Backend) expire(ctx context.Context, key, owner string, ttl time.Durati
 	})
 }
 
-// ExpireBatch implements locker.BatchExpirer: one multi-get reads every
+// ExpireBatch implements driver.BatchExpirer: one multi-get reads every
 // lock (one round trip per server), then the owners' items get their new
 // leases with concurrent cas calls. A renewal whose item changed after the
 // read is done again on its own, as Expire.
-func (b *Backend) ExpireBatch(ctx context.Context, renewals []locker.Renewal) []error {
+func (b *Backend) ExpireBatch(ctx context.Context, renewals []driver.Renewal) []error {
 	errs := make([]error, len(renewals))
 	if len(renewals) == 0 {
 		return errs
@@ -90,16 +90,16 @@ func (b *Backend) ExpireBatch(ctx context.Context, renewals []locker.Renewal) []
 
 // renewRead renews r from the item read for it (nil when absent), and
 // falls back to a fresh read when the item changed since.
-func (b *Backend) renewRead(ctx context.Context, r locker.Renewal, it *memcache.Item) error {
+func (b *Backend) renewRead(ctx context.Context, r driver.Renewal, it *memcache.Item) error {
 	if it == nil {
-		return locker.ErrNotHeld
+		return driver.ErrNotHeld
 	}
 	v, err := decodeItem(it.Value)
 	if err != nil {
 		return err
 	}
 	if v.free || v.owner != r.Owner {
-		return locker.ErrNotHeld
+		return driver.ErrNotHeld
 	}
 	v.expiry = time.Now().Add(r.TTL).UnixNano()
 	it.Value, it.Expiration = v.encode(), expiration(r.TTL)
@@ -108,7 +108,7 @@ func (b *Backend) renewRead(ctx context.Context, r locker.Renewal, it *memcache.
 	case err == nil:
 		return nil
 	case errors.Is(err, memcache.ErrCacheMiss):
-		return locker.ErrNotHeld
+		return driver.ErrNotHeld
 	case isCASMiss(err):
 		return b.expire(ctx, r.Key, r.Owner, r.TTL)
 	}

@@ -8,40 +8,40 @@ import (
 
 	"github.com/bradfitz/gomemcache/memcache"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
-// Inspect implements locker.Inspector, in one round trip (to each server
+// Inspect implements driver.Inspector, in one round trip (to each server
 // involved). The remaining lease comes from the lease end the holder's
 // client recorded; it is at least a millisecond while the item exists. A
 // free lock's Token is its counter, or the last token a tombstone
 // remembers if higher: at least the last holder's token.
-func (b *Backend) Inspect(ctx context.Context, key string) (locker.State, error) {
+func (b *Backend) Inspect(ctx context.Context, key string) (driver.State, error) {
 	if key == "" {
-		return locker.State{}, fmt.Errorf("memcachelocker: %w: empty key", locker.ErrInvalid)
+		return driver.State{}, fmt.Errorf("memcachelocker: %w: empty key", driver.ErrInvalid)
 	}
 	if err := b.ready(ctx); err != nil {
-		return locker.State{}, keyError("inspect", key, err)
+		return driver.State{}, keyError("inspect", key, err)
 	}
 	lk, ck := b.itemKeys(key)
 	items, err := b.mc.GetMulti([]string{lk, ck})
 	if err != nil {
-		return locker.State{}, keyError("inspect", key, err)
+		return driver.State{}, keyError("inspect", key, err)
 	}
-	st := locker.State{Token: readCounter(items, ck)}
+	st := driver.State{Token: readCounter(items, ck)}
 	it, ok := items[lk]
 	if !ok {
 		return st, nil
 	}
 	v, err := decodeItem(it.Value)
 	if err != nil {
-		return locker.State{}, keyError("inspect", key, err)
+		return driver.State{}, keyError("inspect", key, err)
 	}
 	if v.free {
 		st.Token = max(st.Token, v.token)
 		return st, nil
 	}
-	return locker.State{
+	return driver.State{
 		Held:      true,
 		Owner:     v.owner,
 		Holds:     v.holds,
@@ -50,12 +50,12 @@ func (b *Backend) Inspect(ctx context.Context, key string) (locker.State, error)
 	}, nil
 }
 
-// ForceUnlock implements locker.ForceUnlocker: it replaces a hold by a
+// ForceUnlock implements driver.ForceUnlocker: it replaces a hold by a
 // tombstone with cas, whoever the owner, and reports whether the lock was
 // held.
 func (b *Backend) ForceUnlock(ctx context.Context, key string) (bool, error) {
 	if key == "" {
-		return false, fmt.Errorf("memcachelocker: %w: empty key", locker.ErrInvalid)
+		return false, fmt.Errorf("memcachelocker: %w: empty key", driver.ErrInvalid)
 	}
 	if err := b.ready(ctx); err != nil {
 		return false, keyError("forceunlock", key, err)

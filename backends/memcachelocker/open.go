@@ -12,7 +12,7 @@ import (
 
 	"github.com/bradfitz/gomemcache/memcache"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // Scheme is the URL scheme the package registers with locker.Open.
@@ -22,7 +22,7 @@ const Scheme = "memcache"
 const defaultPort = "11211"
 
 func init() {
-	locker.Register(Scheme, func(ctx context.Context, u *url.URL) (locker.Backend, error) {
+	driver.Register(Scheme, func(ctx context.Context, u *url.URL) (driver.Backend, error) {
 		b, err := OpenURL(ctx, u)
 		if err != nil {
 			return nil, err
@@ -53,7 +53,7 @@ type urlConfig struct {
 //     default, 2, otherwise).
 //
 // Any other parameter, a path, user information or a host without a name is
-// an error wrapping locker.ErrInvalid. The backend owns its client and
+// an error wrapping driver.ErrInvalid. The backend owns its client and
 // closes it on Close. The client connects lazily: an unreachable server
 // shows at the first call.
 func OpenURL(ctx context.Context, u *url.URL) (*Backend, error) {
@@ -80,7 +80,7 @@ var knownParams = []string{"max_idle_conns", "prefix", "timeout"}
 
 func parseURL(u *url.URL) (urlConfig, error) {
 	bad := func(format string, args ...any) (urlConfig, error) {
-		return urlConfig{}, fmt.Errorf("memcachelocker: %w: %s", locker.ErrInvalid, fmt.Sprintf(format, args...))
+		return urlConfig{}, fmt.Errorf("memcachelocker: %w: %s", driver.ErrInvalid, fmt.Sprintf(format, args...))
 	}
 	if u.Scheme != Scheme {
 		return bad("scheme %q is not %q", u.Scheme, Scheme)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -70,7 +71,7 @@ func TestParseURL(t *testing.T) {
 }
 
 func TestOpenRegistered(t *testing.T) {
-	assert.Contains(t, locker.Schemes(), Scheme)
+	assert.Contains(t, driver.Schemes(), Scheme)
 	_, err := locker.Open(context.Background(), "memcache://u:s3cret@127.0.0.1:1/")
 	require.Error(t, err)
 	assert.ErrorIs(t, err, locker.ErrInvalid)

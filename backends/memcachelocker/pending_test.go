@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/memcachedtest"
 )
 
@@ -29,7 +30,7 @@ func TestReentryCompletesPendingToken(t *testing.T) {
 	assert.True(t, st.Held)
 	assert.Zero(t, st.Token, "a pending hold has no token yet")
 
-	g, err := b.TryLock(ctx, "k", "o", time.Minute)
+	g, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 	assert.Equal(t, 2, g.Holds)

@@ -8,28 +8,29 @@ import (
 
 	"github.com/bradfitz/gomemcache/memcache"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
-// TryLock implements locker.Backend. It reads the lock's item first. A free
+// TryLock implements driver.Backend. It reads the lock's item first. A free
 // lock (no item, or a tombstone) is taken with add (or cas over the
 // tombstone) by a token-less hold; then
 // the counter is incremented and the token written with cas, guarded by the
 // acquisition's nonce. A lock the owner holds gets one more hold and a new
 // lease with cas. A lock another owner holds is refused, with the holder's
 // remaining lease.
-func (b *Backend) TryLock(ctx context.Context, key, owner string, ttl time.Duration) (locker.Grant, error) {
+func (b *Backend) TryLock(ctx context.Context, r driver.Request) (driver.Grant, error) {
+	key, owner, ttl := r.Key, r.Owner, r.TTL
 	if err := b.check(ctx, key, owner, ttl, true); err != nil {
-		return locker.Grant{}, keyError("trylock", key, err)
+		return driver.Grant{}, keyError("trylock", key, err)
 	}
 	g, err := b.tryLock(ctx, key, owner, ttl)
 	if err != nil {
-		return locker.Grant{}, keyError("trylock", key, err)
+		return driver.Grant{}, keyError("trylock", key, err)
 	}
 	return g, nil
 }
 
-func (b *Backend) tryLock(ctx context.Context, key, owner string, ttl time.Duration) (locker.Grant, error) {
+func (b *Backend) tryLock(ctx context.Context, key, owner string, ttl time.Duration) (driver.Grant, error) {
 	lk, ck := b.itemKeys(key)
 	now := time.Now()
 	exp := expiration(ttl)
@@ -49,13 +50,13 @@ func (b *Backend) tryLock(ctx context.Context, key, owner string, ttl time.Durat
 	// replace, and a held one needs no write at all.
 	for range casRounds {
 		if err := ctx.Err(); err != nil {
-			return locker.Grant{}, err
+			return driver.Grant{}, err
 		}
 		it, err := b.mc.Get(lk)
 		if errors.Is(err, memcache.ErrCacheMiss) {
 			added, err := add()
 			if err != nil {
-				return locker.Grant{}, err
+				return driver.Grant{}, err
 			}
 			if added {
 				return b.assignToken(ctx, lk, ck, owner, fresh.nonce, 0)
@@ -63,11 +64,11 @@ func (b *Backend) tryLock(ctx context.Context, key, owner string, ttl time.Durat
 			continue
 		}
 		if err != nil {
-			return locker.Grant{}, unsent(err)
+			return driver.Grant{}, unsent(err)
 		}
 		v, err := decodeItem(it.Value)
 		if err != nil {
-			return locker.Grant{}, err
+			return driver.Grant{}, err
 		}
 		switch {
 		case v.free:
@@ -77,10 +78,10 @@ func (b *Backend) tryLock(ctx context.Context, key, owner string, ttl time.Durat
 				return b.assignToken(ctx, lk, ck, owner, fresh.nonce, v.token)
 			}
 			if !isCASMiss(err) {
-				return locker.Grant{}, unsent(err)
+				return driver.Grant{}, unsent(err)
 			}
 		case v.owner != owner:
-			return locker.Grant{Remaining: v.remaining(time.Now())}, nil
+			return driver.Grant{Remaining: v.remaining(time.Now())}, nil
 		default:
 			// Re-entry: one more hold and a new lease, in the same
 			// acquisition (the nonce stays).
@@ -93,14 +94,14 @@ func (b *Backend) tryLock(ctx context.Context, key, owner string, ttl time.Durat
 					// The acquisition has not written its token yet.
 					return b.assignToken(ctx, lk, ck, owner, v.nonce, 0)
 				}
-				return locker.Grant{Acquired: true, Holds: v.holds, Token: v.token}, nil
+				return driver.Grant{Acquired: true, Holds: v.holds, Token: v.token}, nil
 			}
 			if !isCASMiss(err) {
-				return locker.Grant{}, unsent(err)
+				return driver.Grant{}, unsent(err)
 			}
 		}
 	}
-	return locker.Grant{}, errContended
+	return driver.Grant{}, errContended
 }
 
 // assignToken gives the acquisition nonce its fencing token: a new counter
@@ -108,42 +109,42 @@ func (b *Backend) tryLock(ctx context.Context, key, owner string, ttl time.Durat
 // The counter is incremented after the acquisition began, so the token is
 // above every earlier holder's. If the acquisition ended meanwhile (its
 // lease ran out), the lock is not held and the Grant says so.
-func (b *Backend) assignToken(ctx context.Context, lk, ck, owner, nonce string, floor uint64) (locker.Grant, error) {
+func (b *Backend) assignToken(ctx context.Context, lk, ck, owner, nonce string, floor uint64) (driver.Grant, error) {
 	if err := ctx.Err(); err != nil {
-		return locker.Grant{}, fmt.Errorf("the lock was taken without a token before the context ended: %w", err)
+		return driver.Grant{}, fmt.Errorf("the lock was taken without a token before the context ended: %w", err)
 	}
 	t, err := b.nextToken(ck, floor)
 	if err != nil {
-		return locker.Grant{}, fmt.Errorf("the lock was taken without a token: %w", err)
+		return driver.Grant{}, fmt.Errorf("the lock was taken without a token: %w", err)
 	}
 	for range casRounds {
 		it, err := b.mc.Get(lk)
 		if errors.Is(err, memcache.ErrCacheMiss) {
-			return locker.Grant{}, nil
+			return driver.Grant{}, nil
 		}
 		if err != nil {
-			return locker.Grant{}, fmt.Errorf("the lock was taken without a token: %w", err)
+			return driver.Grant{}, fmt.Errorf("the lock was taken without a token: %w", err)
 		}
 		v, err := decodeItem(it.Value)
 		if err != nil {
-			return locker.Grant{}, err
+			return driver.Grant{}, err
 		}
 		if v.free || v.nonce != nonce || v.owner != owner {
-			return locker.Grant{}, nil
+			return driver.Grant{}, nil
 		}
 		if v.token != 0 {
 			// Another client of the same owner re-entered and wrote it.
-			return locker.Grant{Acquired: true, Holds: v.holds, Token: v.token}, nil
+			return driver.Grant{Acquired: true, Holds: v.holds, Token: v.token}, nil
 		}
 		v.token = t
 		it.Value, it.Expiration = v.encode(), expirationUntil(v, time.Now())
 		err = b.mc.CompareAndSwap(it)
 		if err == nil {
-			return locker.Grant{Acquired: true, Holds: v.holds, Token: t}, nil
+			return driver.Grant{Acquired: true, Holds: v.holds, Token: t}, nil
 		}
 		if !isCASMiss(err) {
-			return locker.Grant{}, fmt.Errorf("the lock was taken without a token: %w", err)
+			return driver.Grant{}, fmt.Errorf("the lock was taken without a token: %w", err)
 		}
 	}
-	return locker.Grant{}, fmt.Errorf("the lock was taken without a token: %w", errContended)
+	return driver.Grant{}, fmt.Errorf("the lock was taken without a token: %w", errContended)
 }

@@ -7,10 +7,10 @@ import (
 
 	"github.com/bradfitz/gomemcache/memcache"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
-// Unlock implements locker.Backend. It reads the item and, with cas, lowers
+// Unlock implements driver.Backend. It reads the item and, with cas, lowers
 // the hold count or, at the last hold, replaces the item by a tombstone.
 func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 	if err := b.check(ctx, key, owner, 0, false); err != nil {
@@ -30,7 +30,7 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 }
 
 // update replaces owner's hold on key by change(hold) with cas, reading
-// again when the item changed in between. It returns locker.ErrNotHeld when
+// again when the item changed in between. It returns driver.ErrNotHeld when
 // owner does not hold key.
 func (b *Backend) update(ctx context.Context, key, owner string, change func(lockItem, time.Time) (lockItem, int32)) error {
 	lk, _ := b.itemKeys(key)
@@ -40,7 +40,7 @@ func (b *Backend) update(ctx context.Context, key, owner string, change func(loc
 		}
 		it, err := b.mc.Get(lk)
 		if errors.Is(err, memcache.ErrCacheMiss) {
-			return locker.ErrNotHeld
+			return driver.ErrNotHeld
 		}
 		if err != nil {
 			return unsent(err)
@@ -50,7 +50,7 @@ func (b *Backend) update(ctx context.Context, key, owner string, change func(loc
 			return err
 		}
 		if v.free || v.owner != owner {
-			return locker.ErrNotHeld
+			return driver.ErrNotHeld
 		}
 		next, exp := change(v, time.Now())
 		it.Value, it.Expiration = next.encode(), exp

@@ -6,10 +6,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
-// Client is one connection to a Store: a locker.Backend with every optional
+// Client is one connection to a Store: a driver.Backend with every optional
 // capability, and faults that tests inject into it alone.
 type Client struct {
 	store *Store
@@ -18,18 +18,18 @@ type Client struct {
 	faults   faults
 	closed   bool
 	calls    map[string]int
-	watchers map[*locker.Callback]watched
+	watchers map[*driver.Callback]watched
 }
 
 var (
-	_ locker.Backend       = (*Client)(nil)
-	_ locker.Notifier      = (*Client)(nil)
-	_ locker.Inspector     = (*Client)(nil)
-	_ locker.ForceUnlocker = (*Client)(nil)
-	_ locker.BatchExpirer  = (*Client)(nil)
-	_ locker.Granular      = (*Client)(nil)
-	_ locker.Queuer        = (*Client)(nil)
-	_ locker.Clocked       = (*Client)(nil)
+	_ driver.Backend       = (*Client)(nil)
+	_ driver.Notifier      = (*Client)(nil)
+	_ driver.Inspector     = (*Client)(nil)
+	_ driver.ForceUnlocker = (*Client)(nil)
+	_ driver.BatchExpirer  = (*Client)(nil)
+	_ driver.Granular      = (*Client)(nil)
+	_ driver.Queuer        = (*Client)(nil)
+	_ driver.Clocked       = (*Client)(nil)
 )
 
 // Client returns a new client of the store.
@@ -37,37 +37,43 @@ func (s *Store) Client() *Client {
 	return &Client{
 		store:    s,
 		calls:    make(map[string]int),
-		watchers: make(map[*locker.Callback]watched),
+		watchers: make(map[*driver.Callback]watched),
 	}
 }
 
 // Store returns the store the client talks to.
 func (c *Client) Store() *Store { return c.store }
 
-// TryLock implements locker.Backend. It respects the key's wait queue
-// without joining it: a free key with waiters is reserved for the first of
-// them instead (see TryLockQueued).
-func (c *Client) TryLock(ctx context.Context, key, owner string, ttl time.Duration) (locker.Grant, error) {
-	if err := validate(key, owner, ttl); err != nil {
-		return locker.Grant{}, err
+// TryLock implements driver.Backend. A positive r.Patience joins the key's
+// wait queue (see driver.Queuer); without it the queue is respected all the
+// same: a free key with waiters is reserved for the first of them instead.
+// r.Floor is ignored: tokens count up from 1 on every key, so that tests
+// can predict them.
+func (c *Client) TryLock(ctx context.Context, r driver.Request) (driver.Grant, error) {
+	if err := driver.CheckRequest(r); err != nil {
+		return driver.Grant{}, err
 	}
-	var g locker.Grant
-	var n []*locker.Callback
-	err := c.call(ctx, "trylock", func() { g, n = c.store.tryLock(key, owner, ttl, 0) })
+	var g driver.Grant
+	var n []*driver.Callback
+	op := "trylock"
+	if r.Patience > 0 {
+		op = "trylockqueued" // counted apart (see Calls)
+	}
+	err := c.call(ctx, op, func() { g, n = c.store.tryLock(r.Key, r.Owner, r.TTL, r.Patience) })
 	notify(n)
 	if err != nil {
-		return locker.Grant{}, err
+		return driver.Grant{}, err
 	}
 	return g, nil
 }
 
-// Unlock implements locker.Backend.
+// Unlock implements driver.Backend.
 func (c *Client) Unlock(ctx context.Context, key, owner string) error {
 	if err := validate(key, owner, time.Second); err != nil {
 		return err
 	}
 	var result error
-	var n []*locker.Callback
+	var n []*driver.Callback
 	err := c.call(ctx, "unlock", func() { n, result = c.store.unlock(key, owner) })
 	notify(n)
 	if err != nil {
@@ -76,7 +82,7 @@ func (c *Client) Unlock(ctx context.Context, key, owner string) error {
 	return result
 }
 
-// Expire implements locker.Backend.
+// Expire implements driver.Backend.
 func (c *Client) Expire(ctx context.Context, key, owner string, ttl time.Duration) error {
 	if err := validate(key, owner, ttl); err != nil {
 		return err
@@ -88,9 +94,9 @@ func (c *Client) Expire(ctx context.Context, key, owner string, ttl time.Duratio
 	return result
 }
 
-// ExpireBatch implements locker.BatchExpirer: the renewals share one call,
+// ExpireBatch implements driver.BatchExpirer: the renewals share one call,
 // and so one fault.
-func (c *Client) ExpireBatch(ctx context.Context, renewals []locker.Renewal) []error {
+func (c *Client) ExpireBatch(ctx context.Context, renewals []driver.Renewal) []error {
 	errs := make([]error, len(renewals))
 	err := c.call(ctx, "expirebatch", func() {
 		for i, r := range renewals {
@@ -107,34 +113,34 @@ func (c *Client) ExpireBatch(ctx context.Context, renewals []locker.Renewal) []e
 	return errs
 }
 
-// Inspect implements locker.Inspector.
-func (c *Client) Inspect(ctx context.Context, key string) (locker.State, error) {
+// Inspect implements driver.Inspector.
+func (c *Client) Inspect(ctx context.Context, key string) (driver.State, error) {
 	if key == "" {
-		return locker.State{}, fmt.Errorf("%w: empty key", locker.ErrInvalid)
+		return driver.State{}, fmt.Errorf("%w: empty key", driver.ErrInvalid)
 	}
-	var st locker.State
+	var st driver.State
 	err := c.call(ctx, "inspect", func() { st = c.store.inspect(key) })
 	return st, err
 }
 
-// ForceUnlock implements locker.ForceUnlocker.
+// ForceUnlock implements driver.ForceUnlocker.
 func (c *Client) ForceUnlock(ctx context.Context, key string) (bool, error) {
 	if key == "" {
-		return false, fmt.Errorf("%w: empty key", locker.ErrInvalid)
+		return false, fmt.Errorf("%w: empty key", driver.ErrInvalid)
 	}
 	var held bool
-	var n []*locker.Callback
+	var n []*driver.Callback
 	err := c.call(ctx, "forceunlock", func() { held, n = c.store.forceUnlock(key) })
 	notify(n)
 	return held, err
 }
 
-// Watch implements locker.Notifier. While the client is partitioned its
+// Watch implements driver.Notifier. While the client is partitioned its
 // watchers hear nothing; when it heals they are all called, as after a
 // reconnection.
 func (c *Client) Watch(ctx context.Context, key string, fn func()) (func(), error) {
 	if key == "" {
-		return nil, fmt.Errorf("%w: empty key", locker.ErrInvalid)
+		return nil, fmt.Errorf("%w: empty key", driver.ErrInvalid)
 	}
 	return c.watch(ctx, "watch", watched{key: key}, fn)
 }
@@ -142,9 +148,9 @@ func (c *Client) Watch(ctx context.Context, key string, fn func()) (func(), erro
 // watch registers fn as a watcher of what with the store.
 func (c *Client) watch(ctx context.Context, op string, what watched, fn func()) (func(), error) {
 	if fn == nil {
-		return nil, fmt.Errorf("%w: nil callback", locker.ErrInvalid)
+		return nil, fmt.Errorf("%w: nil callback", driver.ErrInvalid)
 	}
-	w := locker.NewCallback(func() {
+	w := driver.NewCallback(func() {
 		if !c.isPartitioned() {
 			fn()
 		}
@@ -161,7 +167,7 @@ func (c *Client) watch(ctx context.Context, op string, what watched, fn func()) 
 		c.mu.Unlock()
 	})
 	if err == nil && closed {
-		err = locker.ErrClosed
+		err = driver.ErrClosed
 	}
 	if err != nil {
 		return nil, err
@@ -177,11 +183,11 @@ func (c *Client) watch(ctx context.Context, op string, what watched, fn func()) 
 	}, nil
 }
 
-// Clock implements locker.Clocked: the store's clock (WithClock), or nil
+// Clock implements driver.Clocked: the store's clock (WithClock), or nil
 // for the system clock. A Mutex on the client runs on it.
-func (c *Client) Clock() locker.Clock { return c.store.clock }
+func (c *Client) Clock() driver.Clock { return c.store.clock }
 
-// Granularity implements locker.Granular.
+// Granularity implements driver.Granular.
 func (c *Client) Granularity() time.Duration {
 	if g := c.store.granularity; g > 0 {
 		return g
@@ -189,7 +195,7 @@ func (c *Client) Granularity() time.Duration {
 	return time.Millisecond
 }
 
-// Close implements locker.Backend: later calls fail with locker.ErrClosed and
+// Close implements driver.Backend: later calls fail with driver.ErrClosed and
 // the client's watchers are stopped. Locks it holds stay until they expire.
 func (c *Client) Close() error {
 	c.mu.Lock()
@@ -220,11 +226,11 @@ func (c *Client) Calls(op string) int {
 func validate(key, owner string, ttl time.Duration) error {
 	switch {
 	case key == "":
-		return fmt.Errorf("%w: empty key", locker.ErrInvalid)
+		return fmt.Errorf("%w: empty key", driver.ErrInvalid)
 	case owner == "":
-		return fmt.Errorf("%w: empty owner", locker.ErrInvalid)
+		return fmt.Errorf("%w: empty owner", driver.ErrInvalid)
 	case ttl <= 0:
-		return fmt.Errorf("%w: non-positive lease %v", locker.ErrInvalid, ttl)
+		return fmt.Errorf("%w: non-positive lease %v", driver.ErrInvalid, ttl)
 	}
 	return nil
 }

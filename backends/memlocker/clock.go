@@ -5,13 +5,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // Clock tells a Store the time. Leases expire by it, and Mutexes on the
 // store's clients time their leases, renewals and waits by it (see
 // Client.Clock).
-type Clock = locker.Clock
+type Clock = driver.Clock
 
 // ManualClock is a Clock that moves only when told, so tests can run a lease
 // out, or have the watchdog renew it, without sleeping. It is safe for
@@ -35,7 +35,7 @@ func (c *ManualClock) Now() time.Time {
 	return c.now
 }
 
-// At implements locker.Clock: f is called by the Advance that moves the
+// At implements driver.Clock: f is called by the Advance that moves the
 // clock to when, or in a goroutine of its own at once when the clock is
 // there already.
 func (c *ManualClock) At(when time.Time, f func()) (stop func() bool) {

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/memlocker"
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 func TestManualClockFiresDueTimersInOrderBeforeAdvanceReturns(t *testing.T) {
@@ -64,5 +64,5 @@ func TestClientReportsTheStoresClock(t *testing.T) {
 	c := memlocker.NewManualClock(time.Unix(1e9, 0))
 	assert.Same(t, c, memlocker.New(memlocker.WithClock(c)).Clock())
 	assert.Nil(t, memlocker.New().Clock(), "the system clock")
-	var _ locker.Clocked = memlocker.New()
+	var _ driver.Clocked = memlocker.New()
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/distlock/distlock/backends/memlocker"
 	"github.com/distlock/distlock/conformance"
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // harness serves clients of one store; it can partition any of them.
@@ -16,7 +16,7 @@ type harness struct {
 	store *memlocker.Store
 }
 
-func (h *harness) NewBackend(context.Context) (locker.Backend, error) {
+func (h *harness) NewBackend(context.Context) (driver.Backend, error) {
 	return h.store.Client(), nil
 }
 
@@ -24,7 +24,7 @@ func (h *harness) Granularity() time.Duration { return time.Millisecond }
 
 func (h *harness) Close() {}
 
-func (h *harness) Partition(b locker.Backend) error {
+func (h *harness) Partition(b driver.Backend) error {
 	c, ok := b.(*memlocker.Client)
 	if !ok {
 		return fmt.Errorf("not a memlocker client: %T", b)
@@ -33,7 +33,7 @@ func (h *harness) Partition(b locker.Backend) error {
 	return nil
 }
 
-func (h *harness) Heal(b locker.Backend) error {
+func (h *harness) Heal(b driver.Backend) error {
 	b.(*memlocker.Client).Heal()
 	return nil
 }
@@ -46,12 +46,12 @@ func TestConformance(t *testing.T) {
 
 // Stall gives b's calls a latency no call outlives; they end with their
 // contexts.
-func (h *harness) Stall(b locker.Backend) error {
+func (h *harness) Stall(b driver.Backend) error {
 	b.(*memlocker.Client).SetLatency(time.Hour)
 	return nil
 }
 
-func (h *harness) Resume(b locker.Backend) error {
+func (h *harness) Resume(b driver.Backend) error {
 	b.(*memlocker.Client).SetLatency(0)
 	return nil
 }

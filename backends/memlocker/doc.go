@@ -12,7 +12,7 @@
 // # Clock
 //
 // A store built WithClock(c) expires its leases by c, and its clients
-// report c (Client.Clock, the locker.Clocked capability), so a
+// report c (Client.Clock, the driver.Clocked capability), so a
 // locker.Mutex on them runs on c as well: lease deadlines and Done, the
 // watchdog's renewals and the sleeps of a waiting Lock. With a ManualClock a
 // test moves all of them together, without sleeping: Advance calls the
@@ -25,7 +25,7 @@
 //
 // # Wait queue
 //
-// Clients implement locker.Queuer: each key has a first-come queue of
+// Clients implement driver.Queuer: each key has a first-come queue of
 // waiters, joined by TryLockQueued. When a key with waiters becomes free (a
 // final Unlock, ForceUnlock, a reservation given back by Unlock or Dequeue,
 // or an attempt that finds the lease ran out), the entries whose patience
@@ -55,7 +55,7 @@
 // contend, and different names are independent stores (NAME may be empty).
 // The stores live as long as the process: a mem URL never reaches another
 // process. The URL takes no user, port, path, query parameter or fragment;
-// any of them is an error wrapping locker.ErrInvalid.
+// any of them is an error wrapping driver.ErrInvalid.
 //
 // # Holder labels
 //

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -35,14 +36,14 @@ func ExampleManualClock() {
 	client := memlocker.New(memlocker.WithClock(clock))
 
 	// Leases expire by the store's clock: no sleeping in tests.
-	if _, err := client.TryLock(ctx, "k", "alice", 10*time.Second); err != nil {
+	if _, err := client.TryLock(ctx, driver.Request{Key: "k", Owner: "alice", TTL: 10 * time.Second}); err != nil {
 		panic(err)
 	}
-	g, _ := client.TryLock(ctx, "k", "bob", 10*time.Second)
+	g, _ := client.TryLock(ctx, driver.Request{Key: "k", Owner: "bob", TTL: 10 * time.Second})
 	fmt.Println("bob before:", g.Acquired, "alice has", g.Remaining)
 
 	clock.Advance(10 * time.Second)
-	g, _ = client.TryLock(ctx, "k", "bob", 10*time.Second)
+	g, _ = client.TryLock(ctx, driver.Request{Key: "k", Owner: "bob", TTL: 10 * time.Second})
 	fmt.Println("bob after:", g.Acquired, "token", g.Token)
 	// Output:
 	// bob before: false alice has 10s
@@ -99,9 +100,9 @@ func ExampleClient_FailNext() {
 	ctx := context.Background()
 	client := memlocker.New()
 	client.FailNext(1, nil) // the next call fails without running
-	_, err := client.TryLock(ctx, "k", "alice", time.Second)
+	_, err := client.TryLock(ctx, driver.Request{Key: "k", Owner: "alice", TTL: time.Second})
 	fmt.Println(err)
-	g, _ := client.TryLock(ctx, "k", "alice", time.Second)
+	g, _ := client.TryLock(ctx, driver.Request{Key: "k", Owner: "alice", TTL: time.Second})
 	fmt.Println("then:", g.Acquired, "calls:", client.Calls("trylock"))
 	// Output:
 	// memlocker: injected failure
@@ -125,7 +126,7 @@ func Example_open() {
 	// true
 }
 
-func ExampleClient_TryLockQueued() {
+func ExampleClient_WatchTurn() {
 	ctx := context.Background()
 	client := memlocker.New()
 	for _, who := range []string{"bob", "carol"} {
@@ -133,15 +134,15 @@ func ExampleClient_TryLockQueued() {
 		defer stop()
 	}
 
-	client.TryLock(ctx, "k", "alice", time.Minute)
+	client.TryLock(ctx, driver.Request{Key: "k", Owner: "alice", TTL: time.Minute})
 	// bob, then carol, wait in line for up to 30 seconds each.
-	client.TryLockQueued(ctx, "k", "bob", time.Minute, 30*time.Second)
-	client.TryLockQueued(ctx, "k", "carol", time.Minute, 30*time.Second)
+	client.TryLock(ctx, driver.Request{Key: "k", Owner: "bob", TTL: time.Minute, Patience: 30 * time.Second})
+	client.TryLock(ctx, driver.Request{Key: "k", Owner: "carol", TTL: time.Minute, Patience: 30 * time.Second})
 
 	client.Unlock(ctx, "k", "alice") // the key passes to bob, first in line
-	g, _ := client.TryLock(ctx, "k", "carol", time.Minute)
+	g, _ := client.TryLock(ctx, driver.Request{Key: "k", Owner: "carol", TTL: time.Minute})
 	fmt.Println("carol:", g.Acquired)
-	g, _ = client.TryLock(ctx, "k", "bob", time.Minute)
+	g, _ = client.TryLock(ctx, driver.Request{Key: "k", Owner: "bob", TTL: time.Minute})
 	fmt.Println("bob:", g.Acquired, "holds", g.Holds)
 	client.Unlock(ctx, "k", "bob")
 	// Output:

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // Injected faults return these errors. ErrTimeout is the one whose operation
@@ -72,7 +72,7 @@ func (c *Client) Partition() {
 func (c *Client) Heal() {
 	c.mu.Lock()
 	c.faults.partitioned = false
-	ws := make([]*locker.Callback, 0, len(c.watchers))
+	ws := make([]*driver.Callback, 0, len(c.watchers))
 	for w := range c.watchers {
 		ws = append(ws, w)
 	}
@@ -91,7 +91,7 @@ func (c *Client) call(ctx context.Context, op string, run func()) error {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		return locker.ErrClosed
+		return driver.ErrClosed
 	}
 	c.calls[op]++
 	f := &c.faults

@@ -4,19 +4,19 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
-var _ locker.Fencer = (*Client)(nil)
+var _ driver.Fencer = (*Client)(nil)
 
-// Fence implements locker.Fencer: it raises the token of owner's hold on key
+// Fence implements driver.Fencer: it raises the token of owner's hold on key
 // to at least token, and key's counter with it.
 func (c *Client) Fence(ctx context.Context, key, owner string, token uint64) error {
 	if err := validate(key, owner, 1); err != nil {
 		return err
 	}
 	if token == 0 {
-		return fmt.Errorf("%w: zero fencing token", locker.ErrInvalid)
+		return fmt.Errorf("%w: zero fencing token", driver.ErrInvalid)
 	}
 	var result error
 	if err := c.call(ctx, "fence", func() { result = c.store.fence(key, owner, token) }); err != nil {
@@ -30,7 +30,7 @@ func (s *Store) fence(key, owner string, token uint64) error {
 	defer s.mu.Unlock()
 	h := s.live(key)
 	if h == nil || h.owner != owner {
-		return locker.ErrNotHeld
+		return driver.ErrNotHeld
 	}
 	h.token = max(h.token, token)
 	s.tokens[key] = max(s.tokens[key], token)

@@ -9,13 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
 func TestFence(t *testing.T) {
 	ctx := context.Background()
 	c := memlocker.New()
-	g, err := c.TryLock(ctx, "k", "o", time.Minute)
+	g, err := c.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	assert.ErrorIs(t, c.Fence(ctx, "k", "other", 50), locker.ErrNotHeld)
 	assert.ErrorIs(t, c.Fence(ctx, "free", "o", 50), locker.ErrNotHeld)
@@ -23,7 +24,7 @@ func TestFence(t *testing.T) {
 	require.NoError(t, c.Fence(ctx, "k", "o", 50))
 	require.NoError(t, c.Fence(ctx, "k", "o", g.Token), "a lower token changes nothing")
 
-	again, err := c.TryLock(ctx, "k", "o", time.Minute)
+	again, err := c.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	assert.Equal(t, uint64(50), again.Token, "re-entry returns the raised token")
 	st, err := c.Inspect(ctx, "k")
@@ -32,7 +33,7 @@ func TestFence(t *testing.T) {
 	require.NoError(t, c.Unlock(ctx, "k", "o"))
 	require.NoError(t, c.Unlock(ctx, "k", "o"))
 
-	next, err := c.TryLock(ctx, "k", "n", time.Minute)
+	next, err := c.TryLock(ctx, driver.Request{Key: "k", Owner: "n", TTL: time.Minute})
 	require.NoError(t, err)
 	assert.Equal(t, uint64(51), next.Token, "the counter was raised with the hold")
 }
@@ -42,7 +43,7 @@ func TestRestart(t *testing.T) {
 	clock := memlocker.NewManualClock(time.Unix(1_000_000, 0))
 	s := memlocker.NewStore(memlocker.WithClock(clock))
 	c := s.Client()
-	g, err := c.TryLock(ctx, "k", "o", time.Minute)
+	g, err := c.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	assert.Zero(t, g.Uptime, "a store that never restarted reports no uptime")
 
@@ -66,16 +67,16 @@ func TestRestart(t *testing.T) {
 	assert.False(t, st.Held, "the restart dropped the lock")
 	assert.Zero(t, st.Token, "and the counter")
 
-	g, err = c.TryLock(ctx, "k", "n", time.Minute)
+	g, err = c.TryLock(ctx, driver.Request{Key: "k", Owner: "n", TTL: time.Minute})
 	require.NoError(t, err)
 	assert.True(t, g.Acquired)
 	assert.Equal(t, uint64(1), g.Token)
 	assert.Equal(t, time.Nanosecond, g.Uptime, "at least a nanosecond once known")
 	clock.Advance(3 * time.Second)
-	g, err = c.TryLock(ctx, "other", "n", time.Minute)
+	g, err = c.TryLock(ctx, driver.Request{Key: "other", Owner: "n", TTL: time.Minute})
 	require.NoError(t, err)
 	assert.Equal(t, 3*time.Second, g.Uptime)
-	g, err = c.TryLock(ctx, "other", "x", time.Minute)
+	g, err = c.TryLock(ctx, driver.Request{Key: "other", Owner: "x", TTL: time.Minute})
 	require.NoError(t, err)
 	assert.False(t, g.Acquired)
 	assert.Equal(t, 3*time.Second, g.Uptime, "a refusal reports the uptime too")

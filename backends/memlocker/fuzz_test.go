@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -71,7 +72,7 @@ func (m *model) leave(key, owner string) {
 	m.queues[key] = slices.DeleteFunc(m.queues[key], func(w modelWaiter) bool { return w.owner == owner })
 }
 
-func (m *model) tryLock(key, owner string, ttl, patience time.Duration) locker.Grant {
+func (m *model) tryLock(key, owner string, ttl, patience time.Duration) driver.Grant {
 	h := m.live(key)
 	if h == nil {
 		m.dropLapsed(key)
@@ -88,7 +89,7 @@ func (m *model) tryLock(key, owner string, ttl, patience time.Duration) locker.G
 				m.queues[key] = append(m.queues[key], modelWaiter{owner, m.now + patience})
 			}
 		}
-		return locker.Grant{Remaining: h.expires - m.now}
+		return driver.Grant{Remaining: h.expires - m.now}
 	}
 	if h == nil {
 		m.leave(key, owner)
@@ -98,7 +99,7 @@ func (m *model) tryLock(key, owner string, ttl, patience time.Duration) locker.G
 	}
 	h.holds++
 	h.expires = m.now + ttl
-	return locker.Grant{Acquired: true, Holds: h.holds, Token: h.token}
+	return driver.Grant{Acquired: true, Holds: h.holds, Token: h.token}
 }
 
 func (m *model) unlock(key, owner string) error {
@@ -181,7 +182,7 @@ func FuzzStoreMatchesModel(f *testing.F) {
 			m.heard = nil
 			switch op {
 			case 0:
-				got, err := c.TryLock(ctx, key, owner, ttl)
+				got, err := c.TryLock(ctx, driver.Request{Key: key, Owner: owner, TTL: ttl})
 				if err != nil {
 					t.Fatalf("call %d TryLock(%s, %s): %v", i/3, key, owner, err)
 				}
@@ -220,15 +221,15 @@ func FuzzStoreMatchesModel(f *testing.F) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := locker.State{Token: m.tokens[key]}
+				want := driver.State{Token: m.tokens[key]}
 				if h := m.live(key); h != nil {
-					want = locker.State{Held: true, Owner: h.owner, Holds: h.holds, Remaining: h.expires - m.now, Token: h.token}
+					want = driver.State{Held: true, Owner: h.owner, Holds: h.holds, Remaining: h.expires - m.now, Token: h.token}
 				}
 				if st != want {
 					t.Fatalf("call %d Inspect(%s) = %+v, model says %+v", i/3, key, st, want)
 				}
 			case 7:
-				got, err := c.TryLockQueued(ctx, key, owner, ttl, patience)
+				got, err := c.TryLock(ctx, driver.Request{Key: key, Owner: owner, TTL: ttl, Patience: patience})
 				if err != nil {
 					t.Fatalf("call %d TryLockQueued(%s, %s): %v", i/3, key, owner, err)
 				}

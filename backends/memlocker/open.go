@@ -9,14 +9,14 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
-// Scheme is the URL scheme this package registers with locker.Register.
+// Scheme is the URL scheme this package registers with driver.Register.
 const Scheme = "mem"
 
 func init() {
-	locker.Register(Scheme, openURL)
+	driver.Register(Scheme, openURL)
 }
 
 // named holds the stores that mem:// URLs name, for the life of the process.
@@ -42,7 +42,7 @@ func namedStore(name string) *Store {
 // process. Every Open of the same NAME reaches the same store, so Mutexes
 // opened from one URL contend; different names are independent stores. The
 // URL takes no user, port, path, query or fragment.
-func openURL(_ context.Context, u *url.URL) (locker.Backend, error) {
+func openURL(_ context.Context, u *url.URL) (driver.Backend, error) {
 	bad := ""
 	switch {
 	case u.Opaque != "":
@@ -59,7 +59,7 @@ func openURL(_ context.Context, u *url.URL) (locker.Backend, error) {
 		bad = "mem URLs take no fragment"
 	}
 	if bad != "" {
-		return nil, fmt.Errorf("%w: %s", locker.ErrInvalid, bad)
+		return nil, fmt.Errorf("%w: %s", driver.ErrInvalid, bad)
 	}
 	return namedStore(u.Hostname()).Client(), nil
 }

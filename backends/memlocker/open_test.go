@@ -8,12 +8,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
 func TestOpenSharesAStorePerName(t *testing.T) {
 	ctx := context.Background()
-	open := func(url string) locker.Backend {
+	open := func(url string) driver.Backend {
 		t.Helper()
 		b, err := locker.Open(ctx, url)
 		require.NoError(t, err)
@@ -70,5 +71,5 @@ func TestOpenRejectsWhatItDoesNotKnow(t *testing.T) {
 }
 
 func TestOpenRegistersMem(t *testing.T) {
-	assert.Contains(t, locker.Schemes(), memlocker.Scheme)
+	assert.Contains(t, driver.Schemes(), memlocker.Scheme)
 }

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // waiter is one entry of a key's wait queue: an owner that asked for the
@@ -61,7 +61,7 @@ func (s *Store) leaveQueue(key, owner string) {
 // It returns whom to tell, for after s.mu is released: that waiter's turn
 // watchers, or key's release watchers when nobody was waiting. s.mu must be
 // held, and key must have no hold.
-func (s *Store) handOff(key string, now time.Time) []*locker.Callback {
+func (s *Store) handOff(key string, now time.Time) []*driver.Callback {
 	q := s.lapsedHead(key, now)
 	if len(q) == 0 {
 		return s.watchersOf(watched{key: key})
@@ -76,7 +76,7 @@ func (s *Store) handOff(key string, now time.Time) []*locker.Callback {
 // dequeue takes owner out of key's queue and gives back a reservation of
 // key for owner that it has not taken. The watchers to call are for after
 // s.mu is released.
-func (s *Store) dequeue(key, owner string) []*locker.Callback {
+func (s *Store) dequeue(key, owner string) []*driver.Callback {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.leaveQueue(key, owner)

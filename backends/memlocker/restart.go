@@ -3,14 +3,14 @@ package memlocker
 import (
 	"time"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // Restart simulates a restart of the store's server without persistence:
 // every lock, wait queue and fencing counter is dropped, the watchers are
 // called (their keys were released, and waiters lost their places), and
 // from then on grants report the store's uptime since this restart in
-// locker.Grant.Uptime. A store that never restarted reports no uptime: it
+// driver.Grant.Uptime. A store that never restarted reports no uptime: it
 // has forgotten nothing.
 func (s *Store) Restart() {
 	s.mu.Lock()
@@ -18,7 +18,7 @@ func (s *Store) Restart() {
 	s.tokens = make(map[string]uint64)
 	s.queues = make(map[string][]waiter)
 	s.restarted = s.now()
-	var ws []*locker.Callback
+	var ws []*driver.Callback
 	for what := range s.watchers {
 		ws = append(ws, s.watchersOf(what)...)
 	}

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // Store is an in-memory lock server. Clients made by Client share its locks.
@@ -15,7 +15,7 @@ type Store struct {
 	mu       sync.Mutex
 	locks    map[string]*hold
 	tokens   map[string]uint64 // last token issued per key; kept after release
-	watchers map[watched]map[*locker.Callback]struct{}
+	watchers map[watched]map[*driver.Callback]struct{}
 	// queues are the keys' wait queues, first in line first.
 	queues map[string][]waiter
 	// restarted is when Restart last ran; zero if it never did.
@@ -53,7 +53,7 @@ func NewStore(opts ...StoreOption) *Store {
 	s := &Store{
 		locks:    make(map[string]*hold),
 		tokens:   make(map[string]uint64),
-		watchers: make(map[watched]map[*locker.Callback]struct{}),
+		watchers: make(map[watched]map[*driver.Callback]struct{}),
 		queues:   make(map[string][]waiter),
 	}
 	for _, opt := range opts {
@@ -100,11 +100,11 @@ func (s *Store) lease(ttl time.Duration) time.Duration {
 // has key and patience is positive, owner joins key's queue (or stays in it)
 // until patience from now. The watchers to call are for after s.mu is
 // released.
-func (s *Store) tryLock(key, owner string, ttl, patience time.Duration) (locker.Grant, []*locker.Callback) {
+func (s *Store) tryLock(key, owner string, ttl, patience time.Duration) (driver.Grant, []*driver.Callback) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	var n []*locker.Callback
+	var n []*driver.Callback
 	h := s.live(key)
 	if h == nil {
 		if q := s.lapsedHead(key, now); len(q) == 0 || q[0].owner == owner {
@@ -121,22 +121,22 @@ func (s *Store) tryLock(key, owner string, ttl, patience time.Duration) (locker.
 		if patience > 0 {
 			s.enqueue(key, owner, now.Add(patience))
 		}
-		return locker.Grant{Remaining: h.expires.Sub(now), Uptime: s.uptime()}, n
+		return driver.Grant{Remaining: h.expires.Sub(now), Uptime: s.uptime()}, n
 	}
 	h.holds++
 	h.expires = now.Add(s.lease(ttl))
-	return locker.Grant{Acquired: true, Holds: h.holds, Token: h.token, Uptime: s.uptime()}, n
+	return driver.Grant{Acquired: true, Holds: h.holds, Token: h.token, Uptime: s.uptime()}, n
 }
 
 // unlock drops one of owner's holds on key; the last one, or a reservation
 // not taken, frees key for the next waiter. The watchers to call are for
 // after s.mu is released.
-func (s *Store) unlock(key, owner string) ([]*locker.Callback, error) {
+func (s *Store) unlock(key, owner string) ([]*driver.Callback, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h := s.live(key)
 	if h == nil || h.owner != owner {
-		return nil, locker.ErrNotHeld
+		return nil, driver.ErrNotHeld
 	}
 	if h.holds > 1 {
 		h.holds--
@@ -151,16 +151,16 @@ func (s *Store) expire(key, owner string, ttl time.Duration) error {
 	defer s.mu.Unlock()
 	h := s.live(key)
 	if h == nil || h.owner != owner {
-		return locker.ErrNotHeld
+		return driver.ErrNotHeld
 	}
 	h.expires = s.now().Add(s.lease(ttl))
 	return nil
 }
 
-func (s *Store) inspect(key string) locker.State {
+func (s *Store) inspect(key string) driver.State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := locker.State{Token: s.tokens[key]}
+	st := driver.State{Token: s.tokens[key]}
 	if h := s.live(key); h != nil {
 		st.Held, st.Owner, st.Holds = true, h.owner, h.holds
 		st.Remaining = h.expires.Sub(s.now())
@@ -172,7 +172,7 @@ func (s *Store) inspect(key string) locker.State {
 // forceUnlock frees key, held or reserved, for the next waiter, and reports
 // whether it was held. The watchers to call are for after s.mu is
 // released.
-func (s *Store) forceUnlock(key string) (bool, []*locker.Callback) {
+func (s *Store) forceUnlock(key string) (bool, []*driver.Callback) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.live(key) == nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/locker"
 )
@@ -30,7 +31,7 @@ func TestHardenedACLUser(t *testing.T) {
 
 	for range 2 { // the second acquisition finds the marker the first left
 		o := locker.NewOwner()
-		g, err := b.TryLock(ctx, "acl", o, time.Minute)
+		g, err := b.TryLock(ctx, driver.Request{Key: "acl", Owner: o, TTL: time.Minute})
 		require.NoError(t, err)
 		require.True(t, g.Acquired)
 		assert.Zero(t, g.Uptime, "INFO is refused: the uptime is unknown")

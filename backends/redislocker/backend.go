@@ -10,19 +10,19 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // ErrReplicaAck reports an acquisition that fewer replicas acknowledged
 // than WithReplicaAck asked for. The backend released the hold before
-// returning it. It is not locker.ErrNotAcquired: nobody else need hold the
+// returning it. It is not driver.ErrNotAcquired: nobody else need hold the
 // lock, the store just could not make the hold durable.
 var ErrReplicaAck = errors.New("redislocker: replicas did not acknowledge the lock")
 
-// Backend is a locker.Backend on Redis: standalone, Sentinel-managed
+// Backend is a driver.Backend on Redis: standalone, Sentinel-managed
 // (go-redis failover client) or Cluster. It also implements
-// locker.Notifier, locker.Queuer, locker.Inspector, locker.ForceUnlocker,
-// locker.BatchExpirer and locker.Fencer. Leases are exact to the
+// driver.Notifier, driver.Queuer, driver.Inspector, driver.ForceUnlocker,
+// driver.BatchExpirer and driver.Fencer. Leases are exact to the
 // millisecond. It is safe for concurrent use.
 type Backend struct {
 	client  redis.UniversalClient
@@ -43,11 +43,11 @@ type Backend struct {
 }
 
 var (
-	_ locker.Backend       = (*Backend)(nil)
-	_ locker.Notifier      = (*Backend)(nil)
-	_ locker.Inspector     = (*Backend)(nil)
-	_ locker.ForceUnlocker = (*Backend)(nil)
-	_ locker.BatchExpirer  = (*Backend)(nil)
+	_ driver.Backend       = (*Backend)(nil)
+	_ driver.Notifier      = (*Backend)(nil)
+	_ driver.Inspector     = (*Backend)(nil)
+	_ driver.ForceUnlocker = (*Backend)(nil)
+	_ driver.BatchExpirer  = (*Backend)(nil)
 )
 
 // New returns a Backend over client: a *redis.Client (standalone, or a
@@ -64,10 +64,10 @@ var (
 // reply could count a hold twice), whatever the client's MaxRetries.
 func New(client redis.UniversalClient, opts ...Option) (*Backend, error) {
 	if client == nil {
-		return nil, fmt.Errorf("redislocker: %w: nil client", locker.ErrInvalid)
+		return nil, fmt.Errorf("redislocker: %w: nil client", driver.ErrInvalid)
 	}
 	if _, ok := client.(*redis.Ring); ok {
-		return nil, fmt.Errorf("redislocker: %w: a redis.Ring is not supported (its shards are independent stores)", locker.ErrInvalid)
+		return nil, fmt.Errorf("redislocker: %w: a redis.Ring is not supported (its shards are independent stores)", driver.ErrInvalid)
 	}
 	cfg := config{prefix: DefaultPrefix, fenceLinger: DefaultFenceLinger}
 	for _, opt := range opts {
@@ -92,7 +92,7 @@ func (b *Backend) Prefix() string { return b.cfg.prefix }
 // Close waits for the calls in progress, stops the backend's pub/sub
 // connections and their goroutines, and closes the client if the backend
 // owns it (WithOwnedClient, or opened from a URL). Locks stay on the server
-// until their leases end. Calls after Close return locker.ErrClosed;
+// until their leases end. Calls after Close return driver.ErrClosed;
 // closing twice is harmless.
 func (b *Backend) Close() error {
 	b.closeOnce.Do(func() {
@@ -117,7 +117,7 @@ func (b *Backend) enter(op, key string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return fmt.Errorf("redislocker: %s %s: %w", op, quoted(key), locker.ErrClosed)
+		return fmt.Errorf("redislocker: %s %s: %w", op, quoted(key), driver.ErrClosed)
 	}
 	b.inflight.Add(1)
 	return nil
@@ -139,11 +139,11 @@ func (b *Backend) begin(op, key, owner string, ttl time.Duration, needsTTL bool)
 func check(op, key, owner string, ttl time.Duration, needsTTL bool) error {
 	switch {
 	case key == "":
-		return fmt.Errorf("redislocker: %s: %w: empty key", op, locker.ErrInvalid)
+		return fmt.Errorf("redislocker: %s: %w: empty key", op, driver.ErrInvalid)
 	case owner == "":
-		return fmt.Errorf("redislocker: %s %s: %w: empty owner", op, quoted(key), locker.ErrInvalid)
+		return fmt.Errorf("redislocker: %s %s: %w: empty owner", op, quoted(key), driver.ErrInvalid)
 	case needsTTL && ttl <= 0:
-		return fmt.Errorf("redislocker: %s %s: %w: non-positive lease %v", op, quoted(key), locker.ErrInvalid, ttl)
+		return fmt.Errorf("redislocker: %s %s: %w: non-positive lease %v", op, quoted(key), driver.ErrInvalid, ttl)
 	}
 	return nil
 }
@@ -154,20 +154,16 @@ func millis(d time.Duration) int64 {
 	return int64((d + time.Millisecond - 1) / time.Millisecond)
 }
 
-// TryLock implements locker.Backend. With WithReplicaAck it also waits for
-// the replicas, and fails with ErrReplicaAck (having released the hold)
-// when too few acknowledge.
-func (b *Backend) TryLock(ctx context.Context, key, owner string, ttl time.Duration) (locker.Grant, error) {
-	return b.tryLock(ctx, "trylock", key, owner, ttl, 0, 0)
-}
-
-// TryLockAbove implements locker.FloorLocker: TryLock whose new token is at
-// least floor.
-func (b *Backend) TryLockAbove(ctx context.Context, key, owner string, ttl time.Duration, floor uint64) (locker.Grant, error) {
-	if floor > maxFloor {
-		return locker.Grant{}, fmt.Errorf("redislocker: trylock %s: %w: floor %d above %d", quoted(key), locker.ErrInvalid, floor, uint64(maxFloor))
+// TryLock implements driver.Backend. A positive r.Patience joins the
+// lock's queue (see driver.Queuer), counted by the server's clock; r.Floor
+// is honoured up to 2^53. With WithReplicaAck it also waits for the
+// replicas, and fails with ErrReplicaAck (having released the hold) when
+// too few acknowledge.
+func (b *Backend) TryLock(ctx context.Context, r driver.Request) (driver.Grant, error) {
+	if r.Floor > maxFloor {
+		return driver.Grant{}, fmt.Errorf("redislocker: trylock %s: %w: floor %d above %d", quoted(r.Key), driver.ErrInvalid, r.Floor, uint64(maxFloor))
 	}
-	return b.tryLock(ctx, "trylock", key, owner, ttl, 0, floor)
+	return b.tryLock(ctx, "trylock", r.Key, r.Owner, r.TTL, r.Patience, r.Floor)
 }
 
 // maxFloor is the largest floor the scripts count exactly: Lua numbers
@@ -176,9 +172,9 @@ const maxFloor = 1 << 53
 
 // tryLock runs the trylock script; a positive patience joins the queue,
 // and a new token is at least floor.
-func (b *Backend) tryLock(ctx context.Context, op, key, owner string, ttl, patience time.Duration, floor uint64) (locker.Grant, error) {
+func (b *Backend) tryLock(ctx context.Context, op, key, owner string, ttl, patience time.Duration, floor uint64) (driver.Grant, error) {
 	if err := b.begin(op, key, owner, ttl, true); err != nil {
-		return locker.Grant{}, err
+		return driver.Grant{}, err
 	}
 	defer b.exit()
 	k := b.keys(key)
@@ -190,20 +186,20 @@ func (b *Backend) tryLock(ctx context.Context, op, key, owner string, ttl, patie
 	}
 	reply, err := tryLockScript.run(ctx, b.client, keys, args...)
 	if err != nil {
-		return locker.Grant{}, b.failed(op, key, err)
+		return driver.Grant{}, b.failed(op, key, err)
 	}
 	g, err := parseGrant(reply)
 	if err != nil {
-		return locker.Grant{}, b.failed(op, key, err)
+		return driver.Grant{}, b.failed(op, key, err)
 	}
 	return g, nil
 }
 
 // parseGrant reads the reply of tryLockSrc.
-func parseGrant(reply any) (locker.Grant, error) {
+func parseGrant(reply any) (driver.Grant, error) {
 	r, err := replyArray(reply, 5)
 	if err != nil {
-		return locker.Grant{}, err
+		return driver.Grant{}, err
 	}
 	acquired, err1 := replyInt(r[0])
 	holds, err2 := replyInt(r[1])
@@ -211,12 +207,12 @@ func parseGrant(reply any) (locker.Grant, error) {
 	pttl, err4 := replyInt(r[3])
 	up, err5 := replyInt(r[4])
 	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
-		return locker.Grant{}, fmt.Errorf("malformed script reply %v: %w", reply, err)
+		return driver.Grant{}, fmt.Errorf("malformed script reply %v: %w", reply, err)
 	}
 	if acquired != 1 {
-		return locker.Grant{Remaining: remaining(pttl), Uptime: uptime(up)}, nil
+		return driver.Grant{Remaining: remaining(pttl), Uptime: uptime(up)}, nil
 	}
-	return locker.Grant{Acquired: true, Holds: int(holds), Token: token, Uptime: uptime(up)}, nil
+	return driver.Grant{Acquired: true, Holds: int(holds), Token: token, Uptime: uptime(up)}, nil
 }
 
 // uptime converts the script's uptime in milliseconds to Grant.Uptime: at
@@ -228,7 +224,7 @@ func uptime(ms int64) time.Duration {
 	return max(time.Duration(ms)*time.Millisecond, time.Nanosecond)
 }
 
-// Unlock implements locker.Backend. The final release hands the lock to
+// Unlock implements driver.Backend. The final release hands the lock to
 // the first waiter in its queue, if any, and publishes on the lock's
 // channel. Unlock by an owner the lock is reserved for gives the
 // reservation back.
@@ -251,12 +247,12 @@ func (b *Backend) unlock(ctx context.Context, key, owner string) error {
 		return b.failed("unlock", key, err)
 	}
 	if left < 0 {
-		return fmt.Errorf("redislocker: unlock %s: %w", quoted(key), locker.ErrNotHeld)
+		return fmt.Errorf("redislocker: unlock %s: %w", quoted(key), driver.ErrNotHeld)
 	}
 	return nil
 }
 
-// Expire implements locker.Backend.
+// Expire implements driver.Backend.
 func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Duration) error {
 	if err := b.begin("expire", key, owner, ttl, true); err != nil {
 		return err
@@ -273,7 +269,7 @@ func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Durati
 		return b.failed("expire", key, err)
 	}
 	if ok != 1 {
-		return fmt.Errorf("redislocker: expire %s: %w", quoted(key), locker.ErrNotHeld)
+		return fmt.Errorf("redislocker: expire %s: %w", quoted(key), driver.ErrNotHeld)
 	}
 	return nil
 }

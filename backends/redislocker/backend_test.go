@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/redislocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/locker"
 )
@@ -54,7 +55,7 @@ func TestCloseLeavesTheCallersClientOpen(t *testing.T) {
 	assert.NoError(t, client.Ping(ctx).Err(), "the caller's client outlives the backend")
 
 	o := locker.NewOwner()
-	_, err = b.TryLock(ctx, "k", o, time.Minute)
+	_, err = b.TryLock(ctx, driver.Request{Key: "k", Owner: o, TTL: time.Minute})
 	assert.ErrorIs(t, err, locker.ErrClosed)
 	assert.ErrorIs(t, b.Unlock(ctx, "k", o), locker.ErrClosed)
 	assert.ErrorIs(t, b.Expire(ctx, "k", o, time.Minute), locker.ErrClosed)
@@ -74,7 +75,7 @@ func TestClosedClientIsErrClosed(t *testing.T) {
 	require.NoError(t, err)
 	defer b.Close()
 	require.NoError(t, client.Close())
-	_, err = b.TryLock(context.Background(), "k", locker.NewOwner(), time.Minute)
+	_, err = b.TryLock(context.Background(), driver.Request{Key: "k", Owner: locker.NewOwner(), TTL: time.Minute})
 	assert.ErrorIs(t, err, locker.ErrClosed, "a closed client sends nothing: no unknown state")
 }
 
@@ -83,10 +84,10 @@ func TestPrefixesAreSeparateNamespaces(t *testing.T) {
 	ctx := context.Background()
 	a := newBackend(t, srv.Addr(), redislocker.WithPrefix("app-a"))
 	b := newBackend(t, srv.Addr(), redislocker.WithPrefix("app-b"))
-	g, err := a.TryLock(ctx, "shared-name", locker.NewOwner(), time.Minute)
+	g, err := a.TryLock(ctx, driver.Request{Key: "shared-name", Owner: locker.NewOwner(), TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
-	g, err = b.TryLock(ctx, "shared-name", locker.NewOwner(), time.Minute)
+	g, err = b.TryLock(ctx, driver.Request{Key: "shared-name", Owner: locker.NewOwner(), TTL: time.Minute})
 	require.NoError(t, err)
 	assert.True(t, g.Acquired, "another prefix is another lock")
 	n, err := srv.Do("EXISTS", "app-a:{shared-name}", "app-b:{shared-name}")
@@ -102,7 +103,7 @@ func TestStoredAsRedisson(t *testing.T) {
 	b := newBackend(t, srv.Addr())
 	o := locker.NewOwner()
 	for range 2 {
-		_, err := b.TryLock(ctx, "model", o, 30*time.Second)
+		_, err := b.TryLock(ctx, driver.Request{Key: "model", Owner: o, TTL: 30 * time.Second})
 		require.NoError(t, err)
 	}
 	fields, err := srv.Do("HGETALL", "distlock:{model}")

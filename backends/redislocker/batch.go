@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // batchChunk is the most renewals one batch-expire script call carries, so
@@ -19,13 +19,13 @@ type batchCall struct {
 	cmd   onceCmd
 }
 
-// ExpireBatch implements locker.BatchExpirer. Renewals are grouped by
+// ExpireBatch implements driver.BatchExpirer. Renewals are grouped by
 // Cluster slot (all together on a standalone server) into batch-expire
 // script calls of up to 256 locks, and all calls go out in one pipeline: a
 // round trip per server, whatever the number of locks. Each renewal gets
-// nil, an error wrapping locker.ErrNotHeld, ErrInvalid for bad input, or an
+// nil, an error wrapping driver.ErrNotHeld, ErrInvalid for bad input, or an
 // unknown-state error when its call failed.
-func (b *Backend) ExpireBatch(ctx context.Context, renewals []locker.Renewal) []error {
+func (b *Backend) ExpireBatch(ctx context.Context, renewals []driver.Renewal) []error {
 	errs := make([]error, len(renewals))
 	if len(renewals) == 0 {
 		return errs
@@ -90,7 +90,7 @@ func (b *Backend) runBatch(ctx context.Context, calls []*batchCall, byHash bool)
 }
 
 // settleBatch turns one call's reply into the errors of its renewals.
-func (b *Backend) settleBatch(c *batchCall, renewals []locker.Renewal, errs []error) {
+func (b *Backend) settleBatch(c *batchCall, renewals []driver.Renewal, errs []error) {
 	fail := func(err error) {
 		for _, i := range c.index {
 			errs[i] = b.failed("expire", renewals[i].Key, err)
@@ -111,7 +111,7 @@ func (b *Backend) settleBatch(c *batchCall, renewals []locker.Renewal, errs []er
 		case err != nil:
 			errs[i] = b.failed("expire", renewals[i].Key, err)
 		case ok != 1:
-			errs[i] = fmt.Errorf("redislocker: expire %s: %w", quoted(renewals[i].Key), locker.ErrNotHeld)
+			errs[i] = fmt.Errorf("redislocker: expire %s: %w", quoted(renewals[i].Key), driver.ErrNotHeld)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/redislocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/locker"
 )
@@ -58,17 +59,17 @@ func (r *roundTrips) counts() (single, pipelines, pipedCmds int) {
 }
 
 // holdMany takes n locks with a short lease and returns their renewals.
-func holdMany(t *testing.T, b locker.Backend, n int, lease, renewTo time.Duration) []locker.Renewal {
+func holdMany(t *testing.T, b driver.Backend, n int, lease, renewTo time.Duration) []driver.Renewal {
 	t.Helper()
 	ctx := context.Background()
 	owner := locker.NewOwner()
-	renewals := make([]locker.Renewal, n)
+	renewals := make([]driver.Renewal, n)
 	for i := range renewals {
 		key := fmt.Sprint("batch/", i)
-		g, err := b.TryLock(ctx, key, owner, lease)
+		g, err := b.TryLock(ctx, driver.Request{Key: key, Owner: owner, TTL: lease})
 		require.NoError(t, err)
 		require.True(t, g.Acquired)
-		renewals[i] = locker.Renewal{Key: key, Owner: owner, TTL: renewTo}
+		renewals[i] = driver.Renewal{Key: key, Owner: owner, TTL: renewTo}
 	}
 	return renewals
 }
@@ -120,7 +121,7 @@ func TestBatchRenewalOnCluster(t *testing.T) {
 
 	renewals := holdMany(t, b, 1000, 10*time.Second, time.Hour)
 	stranger := locker.NewOwner()
-	renewals = append(renewals, locker.Renewal{Key: "batch/0", Owner: stranger, TTL: time.Hour})
+	renewals = append(renewals, driver.Renewal{Key: "batch/0", Owner: stranger, TTL: time.Hour})
 	// A first batch loads the script on every node and opens the pipeline
 	// connections.
 	for i, err := range b.ExpireBatch(ctx, renewals[:1000]) {
@@ -142,9 +143,9 @@ func TestBatchRenewalInput(t *testing.T) {
 	b := newBackend(t, srv.Addr())
 	ctx := context.Background()
 	o := locker.NewOwner()
-	_, err := b.TryLock(ctx, "good", o, time.Minute)
+	_, err := b.TryLock(ctx, driver.Request{Key: "good", Owner: o, TTL: time.Minute})
 	require.NoError(t, err)
-	errs := b.ExpireBatch(ctx, []locker.Renewal{
+	errs := b.ExpireBatch(ctx, []driver.Renewal{
 		{Key: "", Owner: o, TTL: time.Minute},
 		{Key: "good", Owner: o, TTL: time.Minute},
 		{Key: "good", Owner: "", TTL: time.Minute},
@@ -155,6 +156,6 @@ func TestBatchRenewalInput(t *testing.T) {
 	assert.ErrorIs(t, errs[2], locker.ErrInvalid)
 	assert.ErrorIs(t, errs[3], locker.ErrInvalid)
 	require.NoError(t, b.Close())
-	errs = b.ExpireBatch(ctx, []locker.Renewal{{Key: "good", Owner: o, TTL: time.Minute}})
+	errs = b.ExpireBatch(ctx, []driver.Renewal{{Key: "good", Owner: o, TTL: time.Minute}})
 	assert.ErrorIs(t, errs[0], locker.ErrClosed)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/distlock/distlock/backends/redislocker"
 	"github.com/distlock/distlock/conformance"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/locker"
 )
@@ -80,13 +81,13 @@ func BenchmarkExpireBatch(b *testing.B) {
 	bk := newBackend(b, srv.Addr())
 	ctx := context.Background()
 	owner := locker.NewOwner()
-	renewals := make([]locker.Renewal, 1000)
+	renewals := make([]driver.Renewal, 1000)
 	for i := range renewals {
 		key := fmt.Sprint("bench-batch/", i)
-		if _, err := bk.TryLock(ctx, key, owner, time.Minute); err != nil {
+		if _, err := bk.TryLock(ctx, driver.Request{Key: key, Owner: owner, TTL: time.Minute}); err != nil {
 			b.Fatal(err)
 		}
-		renewals[i] = locker.Renewal{Key: key, Owner: owner, TTL: time.Minute}
+		renewals[i] = driver.Renewal{Key: key, Owner: owner, TTL: time.Minute}
 	}
 	for b.Loop() {
 		for _, err := range bk.ExpireBatch(ctx, renewals) {

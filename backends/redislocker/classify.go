@@ -8,7 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // maxKeyInError is how much of a lock name the backend's errors quote, as
@@ -36,16 +36,16 @@ func quoted(key string) string {
 func (b *Backend) failed(op, key string, err error) error {
 	at := op + " " + quoted(key)
 	if errors.Is(err, redis.ErrClosed) {
-		return fmt.Errorf("redislocker: %s: %w (%v)", at, locker.ErrClosed, err)
+		return fmt.Errorf("redislocker: %s: %w (%v)", at, driver.ErrClosed, err)
 	}
-	if errors.Is(err, locker.ErrInvalid) || errors.Is(err, locker.ErrUnavailable) {
+	if errors.Is(err, driver.ErrInvalid) || errors.Is(err, driver.ErrUnavailable) {
 		return fmt.Errorf("redislocker: %s: %w", at, err)
 	}
 	if why := b.misconfigured(err); why != "" {
-		return fmt.Errorf("redislocker: %s: %w: %s (server said: %v)", at, locker.ErrInvalid, why, err)
+		return fmt.Errorf("redislocker: %s: %w: %s (server said: %v)", at, driver.ErrInvalid, why, err)
 	}
 	if notSent(err) {
-		return fmt.Errorf("redislocker: %s: %w: cannot reach the server, nothing was sent: %w", at, locker.ErrUnavailable, err)
+		return fmt.Errorf("redislocker: %s: %w: cannot reach the server, nothing was sent: %w", at, driver.ErrUnavailable, err)
 	}
 	return fmt.Errorf("redislocker: %s: outcome unknown: %w", at, err)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/locker"
 )
@@ -25,7 +26,7 @@ func TestACLWithoutKeysFailsBeforeWriting(t *testing.T) {
 	b, err := locker.Open(ctx, "redis://other:pw@"+srv.Addr())
 	require.NoError(t, err)
 	defer b.Close()
-	_, err = b.TryLock(ctx, "acl", locker.NewOwner(), time.Minute)
+	_, err = b.TryLock(ctx, driver.Request{Key: "acl", Owner: locker.NewOwner(), TTL: time.Minute})
 	require.ErrorIs(t, err, locker.ErrInvalid)
 	assert.Contains(t, err.Error(), "permission")
 	n, err := srv.Do("DBSIZE")
@@ -53,7 +54,7 @@ func TestAuthenticationErrors(t *testing.T) {
 			b, err := locker.Open(ctx, u)
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = b.Close() })
-			_, err = b.TryLock(ctx, key, locker.NewOwner(), time.Minute)
+			_, err = b.TryLock(ctx, driver.Request{Key: key, Owner: locker.NewOwner(), TTL: time.Minute})
 			require.ErrorIs(t, err, locker.ErrInvalid, u)
 			assert.Contains(t, err.Error(), "authentication failed")
 			assert.Contains(t, err.Error(), "userinfo")
@@ -69,7 +70,7 @@ func TestAuthenticationErrors(t *testing.T) {
 	good, err := locker.Open(ctx, "redis://:"+url.QueryEscape("s3cret-pw")+"@"+srv.Addr())
 	require.NoError(t, err)
 	defer good.Close()
-	_, err = good.TryLock(ctx, "k", locker.NewOwner(), time.Minute)
+	_, err = good.TryLock(ctx, driver.Request{Key: "k", Owner: locker.NewOwner(), TTL: time.Minute})
 	require.NoError(t, err)
 }
 
@@ -83,7 +84,7 @@ func TestClusterNodeAsStandalone(t *testing.T) {
 		b, err := locker.Open(ctx, "redis://"+addr)
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = b.Close() })
-		_, err = b.TryLock(ctx, "k", locker.NewOwner(), time.Minute)
+		_, err = b.TryLock(ctx, driver.Request{Key: "k", Owner: locker.NewOwner(), TTL: time.Minute})
 		require.ErrorIs(t, err, locker.ErrInvalid)
 		assert.Contains(t, err.Error(), "redis+cluster://")
 		err = b.Unlock(ctx, "k", locker.NewOwner())

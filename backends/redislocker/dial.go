@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // probeDelay is how long a TLS handshake may go unanswered before the
@@ -28,7 +28,7 @@ const defaultDialTimeout = 5 * time.Second
 
 // urlDialer dials the connections of a client opened from a URL, and turns
 // the misconfigurations go-redis shows only as a hang or a lost connection
-// into errors wrapping locker.ErrInvalid: rediss against a server without
+// into errors wrapping driver.ErrInvalid: rediss against a server without
 // TLS, redis against a TLS port, a server that refuses the client with a
 // -DENIED line (protected mode).
 type urlDialer struct {
@@ -96,12 +96,12 @@ func (d *urlDialer) handshake(ctx context.Context, raw net.Conn, network, addr s
 	}
 	var rh tls.RecordHeaderError
 	if <-plain || errors.As(err, &rh) {
-		return nil, fmt.Errorf("%w: the server at %s does not speak TLS: use redis:// (or enable TLS on the server)", locker.ErrInvalid, addr)
+		return nil, fmt.Errorf("%w: the server at %s does not speak TLS: use redis:// (or enable TLS on the server)", driver.ErrInvalid, addr)
 	}
 	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || isNetError(err) {
-		return nil, fmt.Errorf("%w: TLS handshake with %s: %w", locker.ErrUnavailable, addr, err)
+		return nil, fmt.Errorf("%w: TLS handshake with %s: %w", driver.ErrUnavailable, addr, err)
 	}
-	return nil, fmt.Errorf("%w: TLS handshake with %s failed: %v (check ca_file, cert_file and key_file)", locker.ErrInvalid, addr, err)
+	return nil, fmt.Errorf("%w: TLS handshake with %s failed: %v (check ca_file, cert_file and key_file)", driver.ErrInvalid, addr, err)
 }
 
 // isNetError reports a network failure (as opposed to a refused
@@ -202,7 +202,7 @@ func (c *plainConn) Read(p []byte) (int, error) {
 		return n, refused(denied, err)
 	case first && n == 0 && (errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)) &&
 		speaksTLS(c.network, c.addr, min(c.timeout, time.Second)):
-		return n, fmt.Errorf("%w: the server at %s speaks TLS: use rediss:// (%w)", locker.ErrInvalid, c.addr, err)
+		return n, fmt.Errorf("%w: the server at %s speaks TLS: use rediss:// (%w)", driver.ErrInvalid, c.addr, err)
 	}
 	return n, err
 }
@@ -224,5 +224,5 @@ func (c *plainConn) Write(p []byte) (int, error) {
 // refused is the error of a connection the server refused with a -DENIED
 // line.
 func refused(denied string, err error) error {
-	return fmt.Errorf("%w: the server refuses this client: %s (%w)", locker.ErrInvalid, denied, err)
+	return fmt.Errorf("%w: the server refuses this client: %s (%w)", driver.ErrInvalid, denied, err)
 }

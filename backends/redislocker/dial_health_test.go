@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/locker"
 )
@@ -21,12 +22,12 @@ func TestURLClientReplacesConnectionsAfterARestart(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = b.Close() })
 	owner := locker.NewOwner()
-	g, err := b.TryLock(ctx, "k", owner, time.Minute)
+	g, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: owner, TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 	srv.Restart()
 	for i := range 3 {
-		_, err := b.TryLock(ctx, "k", owner, time.Minute)
+		_, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: owner, TTL: time.Minute})
 		require.NoError(t, err, "call %d after the restart", i)
 	}
 }

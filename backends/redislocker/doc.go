@@ -37,13 +37,13 @@
 // persistence (which loses the locks), and the time since it first served
 // locks when it persists them. RedLock's restart guard reads it.
 //
-// Release notification (locker.Notifier) uses one pub/sub connection per
+// Release notification (driver.Notifier) uses one pub/sub connection per
 // backend on a standalone server (SUBSCRIBE/PUBLISH), and one per hash slot
 // in use on a Cluster (sharded pub/sub, SSUBSCRIBE/SPUBLISH, Redis 7 or
 // later). After a lost connection the backend resubscribes and calls every
 // watcher once, since releases may have been missed.
 //
-// Waiting is fair (locker.Queuer): a Mutex that waits joins the lock's
+// Waiting is fair (driver.Queuer): a Mutex that waits joins the lock's
 // queue, and a release hands the lock to the first waiter still in line
 // and wakes only that one, through its own turn channel, instead of waking
 // every waiter to race for it. A waiter stays in line for a patience it
@@ -55,7 +55,7 @@
 // failover can lose the queue like any lock; waiters then fall back to
 // their periodic attempts and queue again.
 //
-// Renewals (locker.BatchExpirer) of many locks go out as batch scripts in
+// Renewals (driver.BatchExpirer) of many locks go out as batch scripts in
 // one pipeline: one round trip per server.
 //
 // # Clients
@@ -97,7 +97,7 @@
 // URL also recognises, at its first call, rediss against a server without
 // TLS (within a second, not after a dial timeout per go-redis attempt),
 // redis against a TLS port, and a server that refuses the client with its
-// reason (-DENIED, protected mode): all locker.ErrInvalid.
+// reason (-DENIED, protected mode): all driver.ErrInvalid.
 //
 // # ACL
 //
@@ -109,7 +109,7 @@
 //	ACL SETUSER locks on >password ~distlock:* &distlock:* +@all -@dangerous
 //
 // with the backend's prefix for "distlock". A user denied the keys fails on
-// the first call with locker.ErrInvalid (NOPERM), before anything is
+// the first call with driver.ErrInvalid (NOPERM), before anything is
 // written.
 //
 // Every other parameter goes to go-redis's own URL parser (redis.ParseURL,
@@ -122,15 +122,15 @@
 // # Errors
 //
 // Refused acquisitions are not errors (Grant.Acquired is false). Unlock and
-// Expire by a non-holder return errors wrapping locker.ErrNotHeld; bad input
-// locker.ErrInvalid; calls after Close locker.ErrClosed. Misconfiguration
-// the server reports before running a command is locker.ErrInvalid, saying
+// Expire by a non-holder return errors wrapping driver.ErrNotHeld; bad input
+// driver.ErrInvalid; calls after Close driver.ErrClosed. Misconfiguration
+// the server reports before running a command is driver.ErrInvalid, saying
 // what to fix: a wrong or missing password (WRONGPASS, NOAUTH), a missing
 // ACL permission (NOPERM), a server refusing the client (DENIED, protected
 // mode), a Cluster node reached without redis+cluster (MOVED, ASK,
 // CROSSSLOT), and, for clients opened from a URL, rediss against a server
 // without TLS or redis against a TLS port. A server that cannot be reached
-// (the dial failed: nothing was sent) is locker.ErrUnavailable. An
+// (the dial failed: nothing was sent) is driver.ErrUnavailable. An
 // acquisition that too few replicas acknowledged returns ErrReplicaAck,
 // after releasing the hold. Errors quote at most a short prefix of a lock
 // name. Any other error (a timeout, a lost connection, a server error)

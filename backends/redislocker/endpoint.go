@@ -12,7 +12,7 @@ import (
 // whose master moves: such a client names no fixed server.
 const failoverAddr = "FailoverClient"
 
-// Endpoint implements locker.Endpointer: the server a standalone client
+// Endpoint implements driver.Endpointer: the server a standalone client
 // talks to, or a Cluster's seed nodes, so that a RedLock refuses two clients
 // of one server as members. Databases of one server are one store (they
 // fail together), so the database is left out; "localhost" is written as

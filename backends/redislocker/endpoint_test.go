@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/redislocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/redlock"
@@ -26,8 +27,8 @@ func TestEndpointNamesTheServer(t *testing.T) {
 	defer otherDB.Close()
 	assert.Equal(t, a.Endpoint(), otherDB.Endpoint(), "another database of one server, named as localhost")
 
-	_, err = redlock.New([]locker.Backend{a, b, c})
+	_, err = redlock.New([]driver.Backend{a, b, c})
 	require.ErrorIs(t, err, locker.ErrInvalid, "a RedLock must refuse one server twice")
-	_, err = redlock.New([]locker.Backend{a, c})
+	_, err = redlock.New([]driver.Backend{a, c})
 	require.NoError(t, err)
 }

@@ -5,16 +5,13 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // The Fence operation, for combinators (packages multilock and redlock):
 // kept in a file of its own.
 
-var (
-	_ locker.Fencer      = (*Backend)(nil)
-	_ locker.FloorLocker = (*Backend)(nil)
-)
+var _ driver.Fencer = (*Backend)(nil)
 
 // fenceSrc: KEYS lock, fence; ARGV owner, token (decimal string), counter
 // linger ms. Raises the fencing counter, which is also the token of the
@@ -34,7 +31,7 @@ return 1
 
 var fenceScript = newScript(fenceSrc)
 
-// Fence implements locker.Fencer: it raises the fencing counter of key,
+// Fence implements driver.Fencer: it raises the fencing counter of key,
 // which is the token of the present hold, to at least token, if owner holds
 // key. It returns ErrNotHeld, changing nothing, otherwise.
 func (b *Backend) Fence(ctx context.Context, key, owner string, token uint64) error {
@@ -43,7 +40,7 @@ func (b *Backend) Fence(ctx context.Context, key, owner string, token uint64) er
 	}
 	defer b.exit()
 	if token == 0 {
-		return fmt.Errorf("redislocker: fence %s: %w: zero token", quoted(key), locker.ErrInvalid)
+		return fmt.Errorf("redislocker: fence %s: %w: zero token", quoted(key), driver.ErrInvalid)
 	}
 	k := b.keys(key)
 	reply, err := fenceScript.run(ctx, b.client, []string{k.lock, k.fence},
@@ -56,7 +53,7 @@ func (b *Backend) Fence(ctx context.Context, key, owner string, token uint64) er
 		return b.failed("fence", key, err)
 	}
 	if ok != 1 {
-		return fmt.Errorf("redislocker: fence %s: %w", quoted(key), locker.ErrNotHeld)
+		return fmt.Errorf("redislocker: fence %s: %w", quoted(key), driver.ErrNotHeld)
 	}
 	return nil
 }

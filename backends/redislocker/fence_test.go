@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/locker"
 )
@@ -20,7 +21,7 @@ func TestFence(t *testing.T) {
 	b := newBackend(t, srv.Addr())
 	ctx := context.Background()
 
-	g, err := b.TryLock(ctx, "k", "o", time.Minute)
+	g, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	raised := g.Token + 1_000_000_000
 	assert.ErrorIs(t, b.Fence(ctx, "k", "other", raised), locker.ErrNotHeld, "a non-holder's fence")
@@ -29,7 +30,7 @@ func TestFence(t *testing.T) {
 	require.NoError(t, b.Fence(ctx, "k", "o", raised))
 	require.NoError(t, b.Fence(ctx, "k", "o", g.Token), "a lower token leaves the counter alone")
 
-	again, err := b.TryLock(ctx, "k", "o", time.Minute)
+	again, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	assert.Equal(t, raised, again.Token, "re-entry returns the raised token")
 	st, err := b.Inspect(ctx, "k")
@@ -39,7 +40,7 @@ func TestFence(t *testing.T) {
 	require.NoError(t, b.Unlock(ctx, "k", "o"))
 	require.NoError(t, b.Unlock(ctx, "k", "o"))
 
-	next, err := b.TryLock(ctx, "k", "n", time.Minute)
+	next, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "n", TTL: time.Minute})
 	require.NoError(t, err)
 	assert.Greater(t, next.Token, raised, "the next holder's token exceeds the raised one")
 }
@@ -52,21 +53,21 @@ func TestTryLockAbove(t *testing.T) {
 	ctx := context.Background()
 
 	floor := uint64(time.Now().Add(time.Hour).UnixMicro())
-	g, err := b.TryLockAbove(ctx, "k", "o", time.Minute, floor)
+	g, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute, Floor: floor})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 	assert.Equal(t, floor, g.Token, "a counter below the floor gives the floor")
-	again, err := b.TryLockAbove(ctx, "k", "o", time.Minute, floor+1000)
+	again, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute, Floor: floor + 1000})
 	require.NoError(t, err)
 	assert.Equal(t, floor, again.Token, "re-entry keeps the token")
 	require.NoError(t, b.Unlock(ctx, "k", "o"))
 	require.NoError(t, b.Unlock(ctx, "k", "o"))
 
-	next, err := b.TryLockAbove(ctx, "k", "n", time.Minute, floor-1000)
+	next, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "n", TTL: time.Minute, Floor: floor - 1000})
 	require.NoError(t, err)
 	assert.Equal(t, floor+1, next.Token, "a counter above the floor goes on from itself")
 	require.NoError(t, b.Unlock(ctx, "k", "n"))
 
-	_, err = b.TryLockAbove(ctx, "k", "n", time.Minute, 1<<53+1)
+	_, err = b.TryLock(ctx, driver.Request{Key: "k", Owner: "n", TTL: time.Minute, Floor: 1<<53 + 1})
 	assert.ErrorIs(t, err, locker.ErrInvalid, "a floor the scripts cannot count exactly")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/distlock/distlock/backends/redislocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/locker"
 )
@@ -48,13 +49,13 @@ func FuzzScriptsKeepIdentities(f *testing.F) {
 		defer cancel()
 		const lease = 10 * time.Second
 		if key == "" || owner == "" {
-			_, err := b.TryLock(ctx, key, owner, lease)
+			_, err := b.TryLock(ctx, driver.Request{Key: key, Owner: owner, TTL: lease})
 			if !errors.Is(err, locker.ErrInvalid) {
 				t.Fatalf("TryLock(%q, %q) = %v, want ErrInvalid", key, owner, err)
 			}
 			return
 		}
-		g, err := b.TryLock(ctx, key, owner, lease)
+		g, err := b.TryLock(ctx, driver.Request{Key: key, Owner: owner, TTL: lease})
 		if err != nil || !g.Acquired || g.Holds != 1 || g.Token == 0 {
 			t.Fatalf("TryLock(%q, %q) = %+v, %v; want a first hold with a token", key, owner, g, err)
 		}
@@ -62,9 +63,9 @@ func FuzzScriptsKeepIdentities(f *testing.F) {
 			// Leave nothing behind for the next input, whatever failed.
 			_, _ = b.ForceUnlock(context.Background(), key)
 		}()
-		expectState(ctx, t, b, key, locker.State{Held: true, Owner: owner, Holds: 1, Token: g.Token})
+		expectState(ctx, t, b, key, driver.State{Held: true, Owner: owner, Holds: 1, Token: g.Token})
 
-		again, err := b.TryLock(ctx, key, owner, lease)
+		again, err := b.TryLock(ctx, driver.Request{Key: key, Owner: owner, TTL: lease})
 		if err != nil || !again.Acquired || again.Holds != 2 || again.Token != g.Token {
 			t.Fatalf("re-entry of %q by %q = %+v, %v; want hold 2 with token %d", key, owner, again, err, g.Token)
 		}
@@ -73,7 +74,7 @@ func FuzzScriptsKeepIdentities(f *testing.F) {
 		}
 
 		if owner2 != "" && owner2 != owner {
-			refused, err := b.TryLock(ctx, key, owner2, lease)
+			refused, err := b.TryLock(ctx, driver.Request{Key: key, Owner: owner2, TTL: lease})
 			if err != nil || refused.Acquired || refused.Remaining <= 0 {
 				t.Fatalf("TryLock(%q, %q) while %q holds it = %+v, %v; want refused with the holder's lease", key, owner2, owner, refused, err)
 			}
@@ -83,7 +84,7 @@ func FuzzScriptsKeepIdentities(f *testing.F) {
 			if err := b.Expire(ctx, key, owner2, lease); !errors.Is(err, locker.ErrNotHeld) {
 				t.Fatalf("Expire(%q) by non-holder %q = %v, want ErrNotHeld", key, owner2, err)
 			}
-			expectState(ctx, t, b, key, locker.State{Held: true, Owner: owner, Holds: 2, Token: g.Token})
+			expectState(ctx, t, b, key, driver.State{Held: true, Owner: owner, Holds: 2, Token: g.Token})
 		}
 
 		if key2 != "" && key2 != key {
@@ -95,15 +96,15 @@ func FuzzScriptsKeepIdentities(f *testing.F) {
 			if err != nil || st.Held {
 				t.Fatalf("Inspect(%q) while only %q is held = %+v, %v; want free", key2, key, st, err)
 			}
-			g2, err := b.TryLock(ctx, key2, other, lease)
+			g2, err := b.TryLock(ctx, driver.Request{Key: key2, Owner: other, TTL: lease})
 			if err != nil || !g2.Acquired || g2.Holds != 1 {
 				t.Fatalf("TryLock(%q, %q) while %q is held = %+v, %v; want a hold of its own", key2, other, key, g2, err)
 			}
-			expectState(ctx, t, b, key2, locker.State{Held: true, Owner: other, Holds: 1, Token: g2.Token})
+			expectState(ctx, t, b, key2, driver.State{Held: true, Owner: other, Holds: 1, Token: g2.Token})
 			if err := b.Unlock(ctx, key2, other); err != nil {
 				t.Fatalf("Unlock(%q, %q): %v", key2, other, err)
 			}
-			expectState(ctx, t, b, key, locker.State{Held: true, Owner: owner, Holds: 2, Token: g.Token})
+			expectState(ctx, t, b, key, driver.State{Held: true, Owner: owner, Holds: 2, Token: g.Token})
 		}
 
 		for range 2 {
@@ -114,14 +115,14 @@ func FuzzScriptsKeepIdentities(f *testing.F) {
 		if err := b.Unlock(ctx, key, owner); !errors.Is(err, locker.ErrNotHeld) {
 			t.Fatalf("a third Unlock(%q, %q) after two holds = %v, want ErrNotHeld", key, owner, err)
 		}
-		expectState(ctx, t, b, key, locker.State{Token: g.Token})
+		expectState(ctx, t, b, key, driver.State{Token: g.Token})
 		expectNoLocks(t, srv)
 	})
 }
 
 // expectState checks what Inspect reports for key; the remaining lease of
 // a held lock must be positive and at most the fuzz lease.
-func expectState(ctx context.Context, t *testing.T, b *redislocker.Backend, key string, want locker.State) {
+func expectState(ctx context.Context, t *testing.T, b *redislocker.Backend, key string, want driver.State) {
 	t.Helper()
 	st, err := b.Inspect(ctx, key)
 	if err != nil {

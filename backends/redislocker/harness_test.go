@@ -13,6 +13,7 @@ import (
 
 	"github.com/distlock/distlock/backends/redislocker"
 	"github.com/distlock/distlock/conformance"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/internal/tcpproxy"
 	"github.com/distlock/distlock/locker"
@@ -94,14 +95,14 @@ type harness struct {
 	newClient func(dial func(context.Context, string, string) (net.Conn, error)) redis.UniversalClient
 
 	mu      sync.Mutex
-	dialers map[locker.Backend]*proxyDialer
+	dialers map[driver.Backend]*proxyDialer
 }
 
 func newHarness(newClient func(dial func(context.Context, string, string) (net.Conn, error)) redis.UniversalClient) *harness {
-	return &harness{newClient: newClient, dialers: make(map[locker.Backend]*proxyDialer)}
+	return &harness{newClient: newClient, dialers: make(map[driver.Backend]*proxyDialer)}
 }
 
-func (h *harness) NewBackend(context.Context) (locker.Backend, error) {
+func (h *harness) NewBackend(context.Context) (driver.Backend, error) {
 	d := newProxyDialer()
 	b, err := redislocker.New(h.newClient(d.dial), redislocker.WithOwnedClient())
 	if err != nil {
@@ -116,7 +117,7 @@ func (h *harness) NewBackend(context.Context) (locker.Backend, error) {
 
 func (h *harness) Granularity() time.Duration { return time.Millisecond }
 
-func (h *harness) dialer(b locker.Backend) (*proxyDialer, error) {
+func (h *harness) dialer(b driver.Backend) (*proxyDialer, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	d, ok := h.dialers[b]
@@ -126,7 +127,7 @@ func (h *harness) dialer(b locker.Backend) (*proxyDialer, error) {
 	return d, nil
 }
 
-func (h *harness) Partition(b locker.Backend) error {
+func (h *harness) Partition(b driver.Backend) error {
 	d, err := h.dialer(b)
 	if err != nil {
 		return err
@@ -135,7 +136,7 @@ func (h *harness) Partition(b locker.Backend) error {
 	return nil
 }
 
-func (h *harness) Heal(b locker.Backend) error {
+func (h *harness) Heal(b driver.Backend) error {
 	d, err := h.dialer(b)
 	if err != nil {
 		return err
@@ -145,7 +146,7 @@ func (h *harness) Heal(b locker.Backend) error {
 }
 
 // Stall makes b's connections, open and new, forward nothing.
-func (h *harness) Stall(b locker.Backend) error {
+func (h *harness) Stall(b driver.Backend) error {
 	d, err := h.dialer(b)
 	if err != nil {
 		return err
@@ -155,13 +156,13 @@ func (h *harness) Stall(b locker.Backend) error {
 }
 
 // Resume is Heal: a stalled connection goes on with what it held.
-func (h *harness) Resume(b locker.Backend) error { return h.Heal(b) }
+func (h *harness) Resume(b driver.Backend) error { return h.Heal(b) }
 
 var _ conformance.Staller = (*harness)(nil)
 
 // NewUnreachableBackend opens a backend from a URL of addr, as a user
 // would.
-func (h *harness) NewUnreachableBackend(ctx context.Context, addr string) (locker.Backend, error) {
+func (h *harness) NewUnreachableBackend(ctx context.Context, addr string) (driver.Backend, error) {
 	return locker.Open(ctx, "redis://"+addr)
 }
 

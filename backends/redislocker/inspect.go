@@ -5,33 +5,33 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
-// Inspect implements locker.Inspector: the holder, its hold count and
+// Inspect implements driver.Inspector: the holder, its hold count and
 // remaining lease, and the lock's current fencing token (kept after the
 // release for the fence linger).
-func (b *Backend) Inspect(ctx context.Context, key string) (locker.State, error) {
+func (b *Backend) Inspect(ctx context.Context, key string) (driver.State, error) {
 	if err := b.begin("inspect", key, "-", 0, false); err != nil {
-		return locker.State{}, err
+		return driver.State{}, err
 	}
 	defer b.exit()
 	k := b.keys(key)
 	reply, err := inspectScript.run(ctx, b.client, []string{k.lock, k.fence})
 	if err != nil {
-		return locker.State{}, b.failed("inspect", key, err)
+		return driver.State{}, b.failed("inspect", key, err)
 	}
 	st, err := parseState(reply)
 	if err != nil {
-		return locker.State{}, b.failed("inspect", key, err)
+		return driver.State{}, b.failed("inspect", key, err)
 	}
 	return st, nil
 }
 
-func parseState(reply any) (locker.State, error) {
+func parseState(reply any) (driver.State, error) {
 	r, err := replyArray(reply, 5)
 	if err != nil {
-		return locker.State{}, err
+		return driver.State{}, err
 	}
 	held, err1 := replyInt(r[0])
 	owner, err2 := replyString(r[1])
@@ -39,15 +39,15 @@ func parseState(reply any) (locker.State, error) {
 	pttl, err4 := replyInt(r[3])
 	token, err5 := replyToken(r[4])
 	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
-		return locker.State{}, fmt.Errorf("malformed script reply %v: %w", reply, err)
+		return driver.State{}, fmt.Errorf("malformed script reply %v: %w", reply, err)
 	}
 	if held != 1 {
-		return locker.State{Token: token}, nil
+		return driver.State{Token: token}, nil
 	}
-	return locker.State{Held: true, Owner: owner, Holds: int(holds), Remaining: remaining(pttl), Token: token}, nil
+	return driver.State{Held: true, Owner: owner, Holds: int(holds), Remaining: remaining(pttl), Token: token}, nil
 }
 
-// ForceUnlock implements locker.ForceUnlocker: it deletes the lock
+// ForceUnlock implements driver.ForceUnlocker: it deletes the lock
 // whoever holds it, hands it to the first waiter in its queue, if any, and
 // publishes the release.
 func (b *Backend) ForceUnlock(ctx context.Context, key string) (bool, error) {

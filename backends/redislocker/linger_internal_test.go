@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/locker"
 )
@@ -29,7 +30,7 @@ func TestCounterOutlivesTheLockByTheLinger(t *testing.T) {
 		return time.Duration(reply.(int64)) * time.Millisecond
 	}
 
-	g, err := b.TryLock(ctx, "k", "o", 5*time.Second)
+	g, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: 5 * time.Second})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 	assert.Greater(t, counterTTL(), 6*time.Second, "while held: the lease plus the linger")
@@ -37,7 +38,7 @@ func TestCounterOutlivesTheLockByTheLinger(t *testing.T) {
 	assert.Greater(t, counterTTL(), 5*time.Second, "the release leaves the counter alone")
 
 	// A short lease that runs out still leaves the counter its linger.
-	_, err = b.TryLock(ctx, "k", "o", 300*time.Millisecond)
+	_, err = b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: 300 * time.Millisecond})
 	require.NoError(t, err)
 	require.NoError(t, b.Expire(ctx, "k", "o", 200*time.Millisecond))
 	time.Sleep(400 * time.Millisecond)
@@ -45,7 +46,7 @@ func TestCounterOutlivesTheLockByTheLinger(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, st.Held, "the lease ran out")
 	assert.Greater(t, counterTTL(), time.Second, "the counter lingers after a lapsed lease")
-	g2, err := b.TryLock(ctx, "k", locker.NewOwner(), time.Second)
+	g2, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: locker.NewOwner(), TTL: time.Second})
 	require.NoError(t, err)
 	assert.Greater(t, g2.Token, g.Token, "tokens keep rising")
 }

@@ -8,13 +8,13 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // subscribeTimeout bounds a SUBSCRIBE or UNSUBSCRIBE sent for a watcher.
 const subscribeTimeout = 5 * time.Second
 
-// Watch implements locker.Notifier. fn is called at every release of key
+// Watch implements driver.Notifier. fn is called at every release of key
 // (Unlock's last hold, ForceUnlock), and also each time the subscription
 // becomes active: once soon after Watch, and again after every
 // reconnection, since releases may have been missed while it was down.
@@ -27,7 +27,7 @@ const subscribeTimeout = 5 * time.Second
 // must not call stop; after stop returns, fn is not called again.
 func (b *Backend) Watch(ctx context.Context, key string, fn func()) (stop func(), err error) {
 	if fn == nil {
-		return nil, fmt.Errorf("redislocker: watch %s: %w: nil callback", quoted(key), locker.ErrInvalid)
+		return nil, fmt.Errorf("redislocker: watch %s: %w: nil callback", quoted(key), driver.ErrInvalid)
 	}
 	return b.watch(ctx, "watch", key, func(k keys) string { return k.channel }, fn)
 }
@@ -73,7 +73,7 @@ func newNotifier(b *Backend) *notifier {
 }
 
 func (n *notifier) watch(ctx context.Context, channel string, slot int, fn func()) (func(), error) {
-	w := locker.NewCallback(fn)
+	w := driver.NewCallback(fn)
 	select {
 	case n.opMu <- struct{}{}:
 	case <-ctx.Done():
@@ -83,7 +83,7 @@ func (n *notifier) watch(ctx context.Context, channel string, slot int, fn func(
 	n.mu.Lock()
 	if n.closed {
 		n.mu.Unlock()
-		return nil, locker.ErrClosed
+		return nil, driver.ErrClosed
 	}
 	sub := n.subs[slot]
 	if sub == nil {
@@ -93,7 +93,7 @@ func (n *notifier) watch(ctx context.Context, channel string, slot int, fn func(
 	ws := sub.channels[channel]
 	first := ws == nil
 	if first {
-		ws = make(map[*locker.Callback]struct{})
+		ws = make(map[*driver.Callback]struct{})
 		sub.channels[channel] = ws
 	}
 	ws[w] = struct{}{}
@@ -123,7 +123,7 @@ func (n *notifier) unlockOps() { <-n.opMu }
 // Whenever the goroutine runs it decides from the watcher sets as they are
 // then, under opMu, so a Watch of the same channel meanwhile keeps its
 // subscription. close waits for these goroutines.
-func (n *notifier) unwatch(sub *subscriber, channel string, w *locker.Callback) {
+func (n *notifier) unwatch(sub *subscriber, channel string, w *driver.Callback) {
 	w.Stop()
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -134,7 +134,7 @@ func (n *notifier) unwatch(sub *subscriber, channel string, w *locker.Callback) 
 
 // forget takes w out of sub's watchers of channel, and unsubscribes the
 // channel, or retires sub, when nobody watches it any more.
-func (n *notifier) forget(sub *subscriber, channel string, w *locker.Callback) {
+func (n *notifier) forget(sub *subscriber, channel string, w *driver.Callback) {
 	n.lockOps()
 	defer n.unlockOps()
 	n.mu.Lock()
@@ -168,7 +168,7 @@ func (n *notifier) forget(sub *subscriber, channel string, w *locker.Callback) {
 // fire calls the watchers of channel.
 func (n *notifier) fire(sub *subscriber, channel string) {
 	n.mu.RLock()
-	ws := make([]*locker.Callback, 0, len(sub.channels[channel]))
+	ws := make([]*driver.Callback, 0, len(sub.channels[channel]))
 	for w := range sub.channels[channel] {
 		ws = append(ws, w)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/locker"
 )
@@ -90,7 +91,7 @@ func TestOneConnectionServesAllWatchers(t *testing.T) {
 		calls[i].Store(0)
 	}
 	o := locker.NewOwner()
-	_, err := releaser.TryLock(ctx, "watched/7", o, time.Minute)
+	_, err := releaser.TryLock(ctx, driver.Request{Key: "watched/7", Owner: o, TTL: time.Minute})
 	require.NoError(t, err)
 	require.NoError(t, releaser.Unlock(ctx, "watched/7", o))
 	require.Eventually(t, func() bool { return calls[7].Load() > 0 }, 5*time.Second, 5*time.Millisecond)
@@ -101,7 +102,7 @@ func TestOneConnectionServesAllWatchers(t *testing.T) {
 	}
 
 	// So does a forced release.
-	_, err = releaser.TryLock(ctx, "watched/8", o, time.Minute)
+	_, err = releaser.TryLock(ctx, driver.Request{Key: "watched/8", Owner: o, TTL: time.Minute})
 	require.NoError(t, err)
 	held, err := releaser.ForceUnlock(ctx, "watched/8")
 	require.NoError(t, err)
@@ -137,7 +138,7 @@ func TestWatcherCalledAfterReconnect(t *testing.T) {
 	const key = "reconnect"
 
 	o := locker.NewOwner()
-	_, err := holder.TryLock(ctx, key, o, time.Minute)
+	_, err := holder.TryLock(ctx, driver.Request{Key: key, Owner: o, TTL: time.Minute})
 	require.NoError(t, err)
 	called, fn := signal()
 	stop, err := b.Watch(ctx, key, fn)

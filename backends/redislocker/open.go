@@ -12,7 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // The URL schemes this package registers with locker.Open.
@@ -20,7 +20,7 @@ var schemes = []string{"redis", "rediss", "redis+cluster", "rediss+cluster", "re
 
 func init() {
 	for _, s := range schemes {
-		locker.Register(s, openURL)
+		driver.Register(s, openURL)
 	}
 }
 
@@ -39,8 +39,8 @@ var forbiddenParams = map[string]string{
 	"master_name":       "name the master in the URL's path",
 }
 
-// openURL is the locker.Opener of every scheme of the package.
-func openURL(_ context.Context, u *url.URL) (locker.Backend, error) {
+// openURL is the driver.Opener of every scheme of the package.
+func openURL(_ context.Context, u *url.URL) (driver.Backend, error) {
 	q := u.Query()
 	opts, err := takeParams(q)
 	if err != nil {
@@ -52,7 +52,7 @@ func openURL(_ context.Context, u *url.URL) (locker.Backend, error) {
 	}
 	client, err := newURLClient(u, q, files)
 	if err != nil {
-		return nil, fmt.Errorf("redislocker: %w: %s", locker.ErrInvalid, scrub(err, u))
+		return nil, fmt.Errorf("redislocker: %w: %s", driver.ErrInvalid, scrub(err, u))
 	}
 	b, err := New(client, append(opts, WithOwnedClient())...)
 	if err != nil {
@@ -67,7 +67,7 @@ func openURL(_ context.Context, u *url.URL) (locker.Backend, error) {
 func takeParams(q url.Values) ([]Option, error) {
 	for name, why := range forbiddenParams {
 		if q.Has(name) {
-			return nil, fmt.Errorf("%w: parameter %q is not accepted: %s", locker.ErrInvalid, name, why)
+			return nil, fmt.Errorf("%w: parameter %q is not accepted: %s", driver.ErrInvalid, name, why)
 		}
 	}
 	var opts []Option
@@ -78,7 +78,7 @@ func takeParams(q url.Values) ([]Option, error) {
 	if q.Has("fence_linger") {
 		d, err := time.ParseDuration(q.Get("fence_linger"))
 		if err != nil {
-			return nil, fmt.Errorf("%w: fence_linger: %v", locker.ErrInvalid, err)
+			return nil, fmt.Errorf("%w: fence_linger: %v", driver.ErrInvalid, err)
 		}
 		opts = append(opts, WithFenceLinger(d))
 		q.Del("fence_linger")
@@ -86,11 +86,11 @@ func takeParams(q url.Values) ([]Option, error) {
 	timeout := defaultAckTimeout
 	if q.Has("replica_ack_timeout") {
 		if !q.Has("replica_ack") {
-			return nil, fmt.Errorf("%w: replica_ack_timeout without replica_ack", locker.ErrInvalid)
+			return nil, fmt.Errorf("%w: replica_ack_timeout without replica_ack", driver.ErrInvalid)
 		}
 		d, err := time.ParseDuration(q.Get("replica_ack_timeout"))
 		if err != nil {
-			return nil, fmt.Errorf("%w: replica_ack_timeout: %v", locker.ErrInvalid, err)
+			return nil, fmt.Errorf("%w: replica_ack_timeout: %v", driver.ErrInvalid, err)
 		}
 		timeout = d
 		q.Del("replica_ack_timeout")
@@ -98,7 +98,7 @@ func takeParams(q url.Values) ([]Option, error) {
 	if q.Has("replica_ack") {
 		n, err := strconv.Atoi(q.Get("replica_ack"))
 		if err != nil {
-			return nil, fmt.Errorf("%w: replica_ack: %v", locker.ErrInvalid, err)
+			return nil, fmt.Errorf("%w: replica_ack: %v", driver.ErrInvalid, err)
 		}
 		opts = append(opts, WithReplicaAck(n, timeout))
 		q.Del("replica_ack")

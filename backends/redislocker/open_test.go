@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/redislocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/locker"
 )
@@ -20,7 +21,7 @@ func locks(t *testing.T, b *redislocker.Backend) {
 	t.Helper()
 	ctx := context.Background()
 	o := locker.NewOwner()
-	g, err := b.TryLock(ctx, "opened", o, time.Minute)
+	g, err := b.TryLock(ctx, driver.Request{Key: "opened", Owner: o, TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 	require.NoError(t, b.Unlock(ctx, "opened", o))
@@ -52,7 +53,7 @@ func TestOpen(t *testing.T) {
 		}},
 		{name: "prefix", url: "redis://" + addr + "?prefix=myapp", check: func(t *testing.T, b *redislocker.Backend) {
 			o := locker.NewOwner()
-			_, err := b.TryLock(ctx, "k", o, time.Minute)
+			_, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: o, TTL: time.Minute})
 			require.NoError(t, err)
 			n, err := srv.Do("EXISTS", "myapp:{k}")
 			require.NoError(t, err)
@@ -79,12 +80,12 @@ func TestOpen(t *testing.T) {
 		}},
 		{name: "replica ack", url: "redis://" + addr + "?replica_ack=1&replica_ack_timeout=50ms",
 			check: func(t *testing.T, b *redislocker.Backend) {
-				_, err := b.TryLock(ctx, "needs-replica", locker.NewOwner(), time.Minute)
+				_, err := b.TryLock(ctx, driver.Request{Key: "needs-replica", Owner: locker.NewOwner(), TTL: time.Minute})
 				assert.ErrorIs(t, err, redislocker.ErrReplicaAck, "the server has no replica")
 			}},
 		{name: "fence linger", url: "redis://" + addr + "?fence_linger=2h", check: func(t *testing.T, b *redislocker.Backend) {
 			o := locker.NewOwner()
-			_, err := b.TryLock(ctx, "lingering", o, time.Second)
+			_, err := b.TryLock(ctx, driver.Request{Key: "lingering", Owner: o, TTL: time.Second})
 			require.NoError(t, err)
 			ttl, err := srv.Do("PTTL", "distlock:{lingering}:fence")
 			require.NoError(t, err)
@@ -148,6 +149,6 @@ func TestOpen(t *testing.T) {
 
 func TestSchemesRegistered(t *testing.T) {
 	for _, s := range []string{"redis", "rediss", "redis+cluster", "rediss+cluster", "redis+sentinel", "rediss+sentinel"} {
-		assert.Contains(t, locker.Schemes(), s)
+		assert.Contains(t, driver.Schemes(), s)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // DefaultPrefix is the key prefix of a Backend made without WithPrefix.
@@ -30,7 +30,7 @@ type config struct {
 func WithPrefix(prefix string) Option {
 	return func(c *config) error {
 		if strings.ContainsAny(prefix, "{}") {
-			return fmt.Errorf("%w: key prefix %q contains a brace", locker.ErrInvalid, prefix)
+			return fmt.Errorf("%w: key prefix %q contains a brace", driver.ErrInvalid, prefix)
 		}
 		c.prefix = prefix
 		return nil
@@ -47,7 +47,7 @@ func WithReplicaAck(n int, timeout time.Duration) Option {
 	return func(c *config) error {
 		if n < 1 || timeout <= 0 {
 			return fmt.Errorf("%w: replica acknowledgement needs n >= 1 and a positive timeout, not %d and %v",
-				locker.ErrInvalid, n, timeout)
+				driver.ErrInvalid, n, timeout)
 		}
 		c.replicas, c.ackTimeout = n, timeout
 		return nil
@@ -75,7 +75,7 @@ const DefaultFenceLinger = 24 * time.Hour
 func WithFenceLinger(d time.Duration) Option {
 	return func(c *config) error {
 		if d < time.Second {
-			return fmt.Errorf("%w: fence linger %v is shorter than a second", locker.ErrInvalid, d)
+			return fmt.Errorf("%w: fence linger %v is shorter than a second", driver.ErrInvalid, d)
 		}
 		c.fenceLinger = d
 		return nil

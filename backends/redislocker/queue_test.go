@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/locker"
 )
@@ -45,11 +46,11 @@ func TestHandOffWakesOnlyTheWaiterItIsFor(t *testing.T) {
 	firstTurns.Store(0)
 	secondTurns.Store(0)
 
-	g, err := b.TryLock(ctx, key, holder, time.Minute)
+	g, err := b.TryLock(ctx, driver.Request{Key: key, Owner: holder, TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 	for _, o := range []string{first, second} {
-		g, err := b.TryLockQueued(ctx, key, o, time.Minute, time.Minute)
+		g, err := b.TryLock(ctx, driver.Request{Key: key, Owner: o, TTL: time.Minute, Patience: time.Minute})
 		require.NoError(t, err)
 		require.False(t, g.Acquired)
 	}
@@ -62,7 +63,7 @@ func TestHandOffWakesOnlyTheWaiterItIsFor(t *testing.T) {
 
 	st, err := b.Inspect(ctx, key)
 	require.NoError(t, err)
-	assert.Equal(t, locker.State{Held: true, Owner: first, Holds: 0, Remaining: st.Remaining, Token: st.Token}, st)
+	assert.Equal(t, driver.State{Held: true, Owner: first, Holds: 0, Remaining: st.Remaining, Token: st.Token}, st)
 	assert.Greater(t, st.Remaining, 50*time.Second, "a reservation lasts the waiter's remaining patience")
 }
 
@@ -72,11 +73,11 @@ func TestQueueLeavesNothingBehind(t *testing.T) {
 	b := newBackend(t, srv.Addr())
 	const key = "tidy"
 	holder, waiter, quitter := locker.NewOwner(), locker.NewOwner(), locker.NewOwner()
-	_, err := b.TryLock(ctx, key, holder, time.Minute)
+	_, err := b.TryLock(ctx, driver.Request{Key: key, Owner: holder, TTL: time.Minute})
 	require.NoError(t, err)
-	_, err = b.TryLockQueued(ctx, key, quitter, time.Minute, time.Minute)
+	_, err = b.TryLock(ctx, driver.Request{Key: key, Owner: quitter, TTL: time.Minute, Patience: time.Minute})
 	require.NoError(t, err)
-	_, err = b.TryLockQueued(ctx, key, waiter, time.Minute, 400*time.Millisecond)
+	_, err = b.TryLock(ctx, driver.Request{Key: key, Owner: waiter, TTL: time.Minute, Patience: 400 * time.Millisecond})
 	require.NoError(t, err)
 	for _, name := range []string{"queue", "waiters"} {
 		ttl, err := srv.Do("PTTL", "distlock:{tidy}:"+name)

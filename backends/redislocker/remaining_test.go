@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/locker"
 )
@@ -21,12 +22,12 @@ func TestRefusalInTheLastMillisecondReportsARemainingLease(t *testing.T) {
 	holder, other := locker.NewOwner(), locker.NewOwner()
 	refusals := 0
 	for i := 0; i < 300 && refusals < 100; i++ {
-		g, err := b.TryLock(ctx, "k", holder, 2*time.Millisecond)
+		g, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: holder, TTL: 2 * time.Millisecond})
 		require.NoError(t, err)
 		require.True(t, g.Acquired)
 		start := time.Now()
 		for time.Since(start) < 1500*time.Microsecond {
-			g, err = b.TryLock(ctx, "k", other, time.Minute)
+			g, err = b.TryLock(ctx, driver.Request{Key: "k", Owner: other, TTL: time.Minute})
 			require.NoError(t, err)
 			if g.Acquired {
 				require.NoError(t, b.Unlock(ctx, "k", other))

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/redislocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/locker"
 )
@@ -29,7 +30,7 @@ func TestReplicaAck(t *testing.T) {
 	inspector := newBackend(t, master.Addr())
 
 	o := locker.NewOwner()
-	g, err := b.TryLock(ctx, "acked", o, time.Minute)
+	g, err := b.TryLock(ctx, driver.Request{Key: "acked", Owner: o, TTL: time.Minute})
 	require.NoError(t, err, "one replica is up and acknowledges")
 	require.True(t, g.Acquired)
 	info, err := replica.Info("replication")
@@ -42,7 +43,7 @@ func TestReplicaAck(t *testing.T) {
 	// A paused replica acknowledges nothing: the hold is given back.
 	replica.Stop()
 	o2 := locker.NewOwner()
-	_, err = b.TryLock(ctx, "unacked", o2, time.Minute)
+	_, err = b.TryLock(ctx, driver.Request{Key: "unacked", Owner: o2, TTL: time.Minute})
 	require.Error(t, err)
 	assert.ErrorIs(t, err, redislocker.ErrReplicaAck)
 	assertNoSentinel(t, err)
@@ -57,14 +58,14 @@ func TestReplicaAck(t *testing.T) {
 	assert.NotErrorIs(t, err, locker.ErrNotAcquired)
 
 	// A refused attempt is not a replica failure.
-	_, err = inspector.TryLock(ctx, "taken", o, time.Minute)
+	_, err = inspector.TryLock(ctx, driver.Request{Key: "taken", Owner: o, TTL: time.Minute})
 	require.NoError(t, err)
-	g, err = b.TryLock(ctx, "taken", o2, time.Minute)
+	g, err = b.TryLock(ctx, driver.Request{Key: "taken", Owner: o2, TTL: time.Minute})
 	require.NoError(t, err)
 	assert.False(t, g.Acquired)
 
 	replica.Cont()
-	g, err = b.TryLock(ctx, "after-cont", o2, time.Minute)
+	g, err = b.TryLock(ctx, driver.Request{Key: "after-cont", Owner: o2, TTL: time.Minute})
 	require.NoError(t, err, "acknowledgements resume with the replica")
 	assert.True(t, g.Acquired)
 }
@@ -78,7 +79,7 @@ func TestFailoverKeepsAckedLock(t *testing.T) {
 	b := newBackend(t, master.Addr(), redislocker.WithReplicaAck(1, 2*time.Second))
 
 	o := locker.NewOwner()
-	g, err := b.TryLock(ctx, "failover", o, time.Minute)
+	g, err := b.TryLock(ctx, driver.Request{Key: "failover", Owner: o, TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 
@@ -92,12 +93,12 @@ func TestFailoverKeepsAckedLock(t *testing.T) {
 	assert.True(t, st.Held, "the acknowledged lock survives the failover")
 	assert.Equal(t, o, st.Owner)
 	assert.Equal(t, g.Token, st.Token)
-	other, err := promoted.TryLock(ctx, "failover", locker.NewOwner(), time.Minute)
+	other, err := promoted.TryLock(ctx, driver.Request{Key: "failover", Owner: locker.NewOwner(), TTL: time.Minute})
 	require.NoError(t, err)
 	assert.False(t, other.Acquired, "another owner is refused on the new master")
 
 	require.NoError(t, promoted.Unlock(ctx, "failover", o))
-	next, err := promoted.TryLock(ctx, "failover", locker.NewOwner(), time.Minute)
+	next, err := promoted.TryLock(ctx, driver.Request{Key: "failover", Owner: locker.NewOwner(), TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, next.Acquired)
 	assert.Greater(t, next.Token, g.Token, "tokens keep rising on the new master")
@@ -114,7 +115,7 @@ func TestReplicaAckOnCluster(t *testing.T) {
 	defer b.Close()
 	plain := newClusterBackend(t, cluster.Addrs())
 	for _, key := range []string{"a", "b", "c", "{odd}"} {
-		_, err := b.TryLock(ctx, key, locker.NewOwner(), time.Minute)
+		_, err := b.TryLock(ctx, driver.Request{Key: key, Owner: locker.NewOwner(), TTL: time.Minute})
 		assert.ErrorIs(t, err, redislocker.ErrReplicaAck, "key %q", key)
 		st, err := plain.Inspect(ctx, key)
 		require.NoError(t, err)

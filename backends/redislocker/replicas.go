@@ -7,21 +7,21 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // tryLockAcked runs the trylock script and WAIT in one pipeline, so both
 // go over the same connection: WAIT counts the replicas that have the
 // writes of its own connection. On a Cluster the pipeline goes to the
 // master of the lock's slot.
-func (b *Backend) tryLockAcked(ctx context.Context, op, key, owner string, k keys, keyNames []string, args []any) (locker.Grant, error) {
+func (b *Backend) tryLockAcked(ctx context.Context, op, key, owner string, k keys, keyNames []string, args []any) (driver.Grant, error) {
 	var conn interface {
 		Pipeline() redis.Pipeliner
 	} = b.client
 	if b.cluster != nil {
 		master, err := b.cluster.MasterForKey(ctx, k.lock)
 		if err != nil {
-			return locker.Grant{}, b.failed(op, key, fmt.Errorf("finding the master of the lock's slot: %w", err))
+			return driver.Grant{}, b.failed(op, key, fmt.Errorf("finding the master of the lock's slot: %w", err))
 		}
 		conn = master
 	}
@@ -39,11 +39,11 @@ func (b *Backend) tryLockAcked(ctx context.Context, op, key, owner string, k key
 		cmd, wait = run(false)
 	}
 	if err := cmd.Err(); err != nil {
-		return locker.Grant{}, b.failed(op, key, err)
+		return driver.Grant{}, b.failed(op, key, err)
 	}
 	g, err := parseGrant(cmd.Val())
 	if err != nil {
-		return locker.Grant{}, b.failed(op, key, err)
+		return driver.Grant{}, b.failed(op, key, err)
 	}
 	if !g.Acquired {
 		return g, nil
@@ -61,7 +61,7 @@ func (b *Backend) tryLockAcked(ctx context.Context, op, key, owner string, k key
 		cause = fmt.Errorf("%w: %d of %d replicas within %v", ErrReplicaAck, acks, b.cfg.replicas, b.cfg.ackTimeout)
 	}
 	if uerr := b.unlock(context.WithoutCancel(ctx), key, owner); uerr != nil {
-		return locker.Grant{}, fmt.Errorf("redislocker: %s %s: %w; releasing it: %w", op, quoted(key), cause, uerr)
+		return driver.Grant{}, fmt.Errorf("redislocker: %s %s: %w; releasing it: %w", op, quoted(key), cause, uerr)
 	}
-	return locker.Grant{}, fmt.Errorf("redislocker: %s %s: %w (the hold was released)", op, quoted(key), cause)
+	return driver.Grant{}, fmt.Errorf("redislocker: %s %s: %w (the hold was released)", op, quoted(key), cause)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/locker"
 )
@@ -22,10 +23,10 @@ func TestTokensRiseAcrossRestart(t *testing.T) {
 	const key = "fenced"
 
 	var last uint64
-	var before locker.Grant
+	var before driver.Grant
 	for range 3 {
 		o := locker.NewOwner()
-		g, err := b.TryLock(ctx, key, o, time.Minute)
+		g, err := b.TryLock(ctx, driver.Request{Key: key, Owner: o, TTL: time.Minute})
 		require.NoError(t, err)
 		require.Greater(t, g.Token, last)
 		last = g.Token
@@ -35,7 +36,7 @@ func TestTokensRiseAcrossRestart(t *testing.T) {
 	// Grants carry the server's uptime, for RedLock's restart guard.
 	assert.Positive(t, before.Uptime)
 	time.Sleep(1100 * time.Millisecond)
-	g, err := b.TryLock(ctx, "uptime", locker.NewOwner(), time.Minute)
+	g, err := b.TryLock(ctx, driver.Request{Key: "uptime", Owner: locker.NewOwner(), TTL: time.Minute})
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, g.Uptime, time.Second, "uptime is counted in seconds")
 	before = g
@@ -47,13 +48,13 @@ func TestTokensRiseAcrossRestart(t *testing.T) {
 	}, 10*time.Second, 10*time.Millisecond, "the restarted server must have lost the counter")
 
 	o := locker.NewOwner()
-	g, err = b.TryLock(ctx, key, o, time.Minute)
+	g, err = b.TryLock(ctx, driver.Request{Key: key, Owner: o, TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 	assert.Greater(t, g.Token, last, "the first token after the restart must exceed the last one before it")
 	assert.Positive(t, g.Uptime)
 	assert.Less(t, g.Uptime, before.Uptime, "the restart resets the uptime")
-	again, err := b.TryLock(ctx, key, o, time.Minute)
+	again, err := b.TryLock(ctx, driver.Request{Key: key, Owner: o, TTL: time.Minute})
 	require.NoError(t, err)
 	assert.Equal(t, g.Token, again.Token, "re-entry keeps the token")
 }
@@ -95,7 +96,7 @@ func TestPersistentRestartKeepsLocksAndUptime(t *testing.T) {
 	b := newBackend(t, srv.Addr())
 	ctx := context.Background()
 	o := locker.NewOwner()
-	first, err := b.TryLock(ctx, "durable", o, time.Minute)
+	first, err := b.TryLock(ctx, driver.Request{Key: "durable", Owner: o, TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, first.Acquired)
 	time.Sleep(300 * time.Millisecond)
@@ -109,7 +110,7 @@ func TestPersistentRestartKeepsLocksAndUptime(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, st.Held, "an fsynced lock survives the restart")
 	assert.Equal(t, first.Token, st.Token)
-	g, err := b.TryLock(ctx, "other", locker.NewOwner(), time.Minute)
+	g, err := b.TryLock(ctx, driver.Request{Key: "other", Owner: locker.NewOwner(), TTL: time.Minute})
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, g.Uptime, first.Uptime+300*time.Millisecond,
 		"the lock data is older than the restarted process")

@@ -29,7 +29,7 @@ import (
 // least the linger: the release need not touch the counter. (The linger is
 // that of the last backend to set the lease.)
 
-// The wait queue (locker.Queuer): KEYS queue (a list of waiting owners, in
+// The wait queue (driver.Queuer): KEYS queue (a list of waiting owners, in
 // order of arrival) and waiters (a sorted set: owner -> the server time in
 // ms when its patience lapses), under the lock's hash tag. Whenever a lock
 // with waiters becomes free, handoff reserves it for the first waiter whose

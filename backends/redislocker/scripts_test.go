@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/locker"
 )
@@ -46,11 +47,11 @@ func TestScriptsSurviveScriptFlush(t *testing.T) {
 
 	ops := func() {
 		t.Helper()
-		g, err := b.TryLock(ctx, key, owner, time.Minute)
+		g, err := b.TryLock(ctx, driver.Request{Key: key, Owner: owner, TTL: time.Minute})
 		require.NoError(t, err)
 		require.True(t, g.Acquired)
 		require.NoError(t, b.Expire(ctx, key, owner, time.Minute))
-		require.Equal(t, []error{nil}, b.ExpireBatch(ctx, []locker.Renewal{{Key: key, Owner: owner, TTL: time.Minute}}))
+		require.Equal(t, []error{nil}, b.ExpireBatch(ctx, []driver.Renewal{{Key: key, Owner: owner, TTL: time.Minute}}))
 		st, err := b.Inspect(ctx, key)
 		require.NoError(t, err)
 		require.Equal(t, owner, st.Owner)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // Health checking and reconnection of a pub/sub connection.
@@ -31,7 +31,7 @@ type subscriber struct {
 	slot int
 	// channels maps each subscribed channel to its watchers; guarded by
 	// n.mu.
-	channels map[string]map[*locker.Callback]struct{}
+	channels map[string]map[*driver.Callback]struct{}
 	// unsubscribing counts the unsubscribe confirmations still due on the
 	// current connection, per channel; guarded by n.mu. Any other
 	// unsubscribe came from the server.
@@ -49,7 +49,7 @@ func newSubscriber(n *notifier, slot int) *subscriber {
 	return &subscriber{
 		n:             n,
 		slot:          slot,
-		channels:      make(map[string]map[*locker.Callback]struct{}),
+		channels:      make(map[string]map[*driver.Callback]struct{}),
 		unsubscribing: make(map[string]int),
 		ps:            n.newPubSub(),
 		quit:          make(chan struct{}),

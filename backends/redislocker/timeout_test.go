@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/redislocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/internal/tcpproxy"
 	"github.com/distlock/distlock/locker"
@@ -37,12 +38,12 @@ func TestLostReplyIsUnknownAndRunsOnce(t *testing.T) {
 	// would hide whether the script ran.
 	_, err = b.Inspect(ctx, key)
 	require.NoError(t, err)
-	_, err = b.TryLock(ctx, key, o, time.Minute)
+	_, err = b.TryLock(ctx, driver.Request{Key: key, Owner: o, TTL: time.Minute})
 	require.NoError(t, err)
 	require.ErrorIs(t, b.Unlock(ctx, "other", o), locker.ErrNotHeld)
 	proxy.StallOpenReplies()
 
-	g, err := b.TryLock(ctx, key, o, time.Minute)
+	g, err := b.TryLock(ctx, driver.Request{Key: key, Owner: o, TTL: time.Minute})
 	require.Error(t, err, "a lost reply is an error")
 	assert.False(t, g.Acquired)
 	assertNoSentinel(t, err)
@@ -77,7 +78,7 @@ func TestContextBoundsStalledCall(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err = b.TryLock(ctx, "stalled", locker.NewOwner(), time.Minute)
+	_, err = b.TryLock(ctx, driver.Request{Key: "stalled", Owner: locker.NewOwner(), TTL: time.Minute})
 	require.Error(t, err)
 	assertNoSentinel(t, err)
 	assert.Less(t, time.Since(start), 2*time.Second, "the context's deadline bounds the call")

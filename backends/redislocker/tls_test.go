@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/locker"
 )
@@ -46,7 +47,7 @@ func TestTLSWithCAAndClientCertificate(t *testing.T) {
 	require.NoError(t, err)
 	defer b.Close()
 	o := locker.NewOwner()
-	g, err := b.TryLock(ctx, "tls", o, time.Minute)
+	g, err := b.TryLock(ctx, driver.Request{Key: "tls", Owner: o, TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 	require.NoError(t, b.Unlock(ctx, "tls", o))
@@ -56,7 +57,7 @@ func TestTLSWithCAAndClientCertificate(t *testing.T) {
 	untrusted, err := locker.Open(ctx, "rediss://"+addr+"/?cert_file="+url.QueryEscape(c.clientCert)+"&key_file="+url.QueryEscape(c.clientKey))
 	require.NoError(t, err)
 	defer untrusted.Close()
-	_, err = untrusted.TryLock(ctx, "tls", o, time.Minute)
+	_, err = untrusted.TryLock(ctx, driver.Request{Key: "tls", Owner: o, TTL: time.Minute})
 	require.ErrorIs(t, err, locker.ErrInvalid)
 	assert.Contains(t, err.Error(), "ca_file")
 }
@@ -73,7 +74,7 @@ func TestTLSMismatch(t *testing.T) {
 		b, err := locker.Open(ctx, tc.url)
 		require.NoError(t, err)
 		start := time.Now()
-		_, err = b.TryLock(ctx, "k", locker.NewOwner(), time.Minute)
+		_, err = b.TryLock(ctx, driver.Request{Key: "k", Owner: locker.NewOwner(), TTL: time.Minute})
 		took := time.Since(start)
 		require.ErrorIs(t, err, locker.ErrInvalid, tc.url)
 		assert.Contains(t, err.Error(), tc.says)
@@ -143,7 +144,7 @@ func TestProtectedModeReason(t *testing.T) {
 	b, err := locker.Open(ctx, "redis://"+ln.Addr().String())
 	require.NoError(t, err)
 	defer b.Close()
-	_, err = b.TryLock(ctx, "k", locker.NewOwner(), time.Minute)
+	_, err = b.TryLock(ctx, driver.Request{Key: "k", Owner: locker.NewOwner(), TTL: time.Minute})
 	require.ErrorIs(t, err, locker.ErrInvalid)
 	assert.Contains(t, err.Error(), "protected mode")
 }

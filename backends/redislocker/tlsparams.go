@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // tlsFiles are the PEM files a rediss URL names, with the same parameters
@@ -32,16 +32,16 @@ func takeTLSParams(u *url.URL, q url.Values) (tlsFiles, error) {
 			continue
 		}
 		if !strings.HasPrefix(u.Scheme, "rediss") {
-			return tlsFiles{}, fmt.Errorf("%w: parameter %q needs a rediss scheme (TLS)", locker.ErrInvalid, p.name)
+			return tlsFiles{}, fmt.Errorf("%w: parameter %q needs a rediss scheme (TLS)", driver.ErrInvalid, p.name)
 		}
 		if len(q[p.name]) != 1 {
-			return tlsFiles{}, fmt.Errorf("%w: parameter %q given %d times", locker.ErrInvalid, p.name, len(q[p.name]))
+			return tlsFiles{}, fmt.Errorf("%w: parameter %q given %d times", driver.ErrInvalid, p.name, len(q[p.name]))
 		}
 		*p.to = q.Get(p.name)
 		q.Del(p.name)
 	}
 	if (f.cert == "") != (f.key == "") {
-		return tlsFiles{}, fmt.Errorf("%w: cert_file and key_file go together", locker.ErrInvalid)
+		return tlsFiles{}, fmt.Errorf("%w: cert_file and key_file go together", driver.ErrInvalid)
 	}
 	return f, nil
 }

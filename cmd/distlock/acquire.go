@@ -6,13 +6,14 @@ import (
 	"os"
 	"sync"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
 // acquire opens the backend and waits for the lock, giving up at the end of
 // --wait or on the first signal. On success it returns the lease and the
 // backend, which the caller closes; otherwise the exit status.
-func (a *app) acquire(ctx context.Context, f *runFlags, name string, sigs <-chan os.Signal) (*locker.Lease, locker.Backend, int) {
+func (a *app) acquire(ctx context.Context, f *runFlags, name string, sigs <-chan os.Signal) (*locker.Lease, driver.Backend, int) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stopped := make(chan struct{})

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/lockconfig"
 	"github.com/distlock/distlock/locker"
 )
@@ -109,7 +110,7 @@ func (f *backendFlags) mode() lockconfig.Mode {
 
 // open resolves the flags and opens the backend. It returns the exit status
 // to use when it fails.
-func (f *backendFlags) open(ctx context.Context, a *app) (locker.Backend, int) {
+func (f *backendFlags) open(ctx context.Context, a *app) (driver.Backend, int) {
 	c, err := f.resolve(a.getenv)
 	if err != nil {
 		a.errorf("%v", err)

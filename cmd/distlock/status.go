@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -113,7 +114,7 @@ func parseNameArgs(a *app, fs *flag.FlagSet, cmd string, args []string) (string,
 
 // openMutex opens the backend the flags describe and a Mutex for name on
 // it. The caller closes the backend.
-func (a *app) openMutex(ctx context.Context, bf *backendFlags, name string) (*locker.Mutex, locker.Backend, int) {
+func (a *app) openMutex(ctx context.Context, bf *backendFlags, name string) (*locker.Mutex, driver.Backend, int) {
 	backend, code := bf.open(ctx, a)
 	if code != exitOK {
 		return nil, nil, code

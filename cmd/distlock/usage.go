@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 const overview = `distlock takes distributed locks from the shell.
@@ -56,7 +56,7 @@ run does.
 `
 
 func (a *app) usage(w io.Writer) {
-	fmt.Fprintf(w, overview, strings.Join(locker.Schemes(), ", "))
+	fmt.Fprintf(w, overview, strings.Join(driver.Schemes(), ", "))
 }
 
 func (a *app) schemes(args []string) int {
@@ -68,7 +68,7 @@ func (a *app) schemes(args []string) int {
 		a.errorf("schemes takes no arguments")
 		return exitUsage
 	}
-	for _, s := range locker.Schemes() {
+	for _, s := range driver.Schemes() {
 		fmt.Fprintln(a.stdout, s)
 	}
 	return exitOK

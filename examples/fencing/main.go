@@ -21,6 +21,7 @@ import (
 	_ "github.com/distlock/distlock/backends/memcachelocker"
 	_ "github.com/distlock/distlock/backends/memlocker"
 	_ "github.com/distlock/distlock/backends/redislocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/lockconfig"
 	"github.com/distlock/distlock/locker"
 )
@@ -89,7 +90,7 @@ func run(ctx context.Context, w io.Writer, spec string, lease time.Duration) err
 	return nil
 }
 
-func open(ctx context.Context, spec string) (locker.Backend, error) {
+func open(ctx context.Context, spec string) (driver.Backend, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	return lockconfig.OpenSpec(ctx, spec)

@@ -22,6 +22,7 @@ import (
 	_ "github.com/distlock/distlock/backends/memcachelocker"
 	_ "github.com/distlock/distlock/backends/memlocker"
 	_ "github.com/distlock/distlock/backends/redislocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/multilock"
 )
@@ -103,7 +104,7 @@ func worker(ctx context.Context, url, prefix string, accounts *bank, o transfer)
 
 // pairMutex returns a Mutex over two keys of backend, held only while both
 // are.
-func pairMutex(backend locker.Backend, first, second string) (*locker.Mutex, error) {
+func pairMutex(backend driver.Backend, first, second string) (*locker.Mutex, error) {
 	a, err := locker.Key(backend, first)
 	if err != nil {
 		return nil, err
@@ -152,7 +153,7 @@ func showBothHeld(ctx context.Context, w io.Writer, url, prefix string) error {
 	return nil
 }
 
-func open(ctx context.Context, url string) (locker.Backend, error) {
+func open(ctx context.Context, url string) (driver.Backend, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	return locker.Open(ctx, url)

@@ -26,6 +26,7 @@ import (
 	_ "github.com/distlock/distlock/backends/memcachelocker"
 	_ "github.com/distlock/distlock/backends/memlocker"
 	_ "github.com/distlock/distlock/backends/redislocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/lockconfig"
 	"github.com/distlock/distlock/locker"
 )
@@ -128,7 +129,7 @@ func run(ctx context.Context, w io.Writer, c lockconfig.Config) error {
 // give it back.
 func occupy(ctx context.Context, urls []string, key string) (release func() error, err error) {
 	const stranger = "someone-else"
-	var held []locker.Backend
+	var held []driver.Backend
 	release = func() error {
 		var errs []error
 		for _, b := range held {
@@ -145,7 +146,7 @@ func occupy(ctx context.Context, urls []string, key string) (release func() erro
 			return nil, errors.Join(err, release())
 		}
 		held = append(held, b)
-		g, err := b.TryLock(ctx, key, stranger, time.Minute)
+		g, err := b.TryLock(ctx, driver.Request{Key: key, Owner: stranger, TTL: time.Minute})
 		if err == nil && !g.Acquired {
 			err = fmt.Errorf("%s: the key is already held", u)
 		}

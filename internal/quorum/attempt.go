@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // memberState is what a lock attempt left on one member, as far as the
@@ -25,7 +25,7 @@ const (
 
 // memberResult is one member's part in an attempt.
 type memberResult struct {
-	g     locker.Grant
+	g     driver.Grant
 	err   error
 	state memberState
 	// counted: acquired and not left out by the restart guard.
@@ -55,9 +55,9 @@ type attempt struct {
 
 // tryLock makes one attempt to take every target for owner. See the
 // packages multilock and redlock for the rules.
-func (e *engine) tryLock(ctx context.Context, name string, ts []target, owner string, ttl time.Duration) (locker.Grant, error) {
+func (e *engine) tryLock(ctx context.Context, name string, ts []target, owner string, ttl time.Duration) (driver.Grant, error) {
 	if err := validLease(owner, ttl); err != nil {
-		return locker.Grant{}, fmt.Errorf("%s trylock %q: %w", e.kind.name, name, err)
+		return driver.Grant{}, fmt.Errorf("%s trylock %q: %w", e.kind.name, name, err)
 	}
 	a := &attempt{e: e, name: name, ts: ts, owner: owner, asked: ttl, ttl: e.roundUp(ttl), floor: tokenFloor(), rs: make([]memberResult, len(ts)),
 		skip: e.bg.settle(ctx, ts, owner, e.s.plain)}
@@ -117,12 +117,12 @@ func (a *attempt) lockRound(ctx context.Context, lease time.Duration) {
 // lockMembers asks the members that ask selects for the lock, at once.
 func (a *attempt) lockMembers(ctx context.Context, lease time.Duration, ask func(i int) bool) {
 	window := a.e.s.guardWindow(a.ttl)
-	grants, errs := fanout(ctx, a.ts, a.e.s.forLease(a.ttl), func(ctx context.Context, i int) (locker.Grant, error) {
+	grants, errs := fanout(ctx, a.ts, a.e.s.forLease(a.ttl), func(ctx context.Context, i int) (driver.Grant, error) {
 		if !ask(i) {
-			return locker.Grant{}, errSkipped
+			return driver.Grant{}, errSkipped
 		}
 		if a.skip != nil && a.skip[i] {
-			return locker.Grant{}, errReleasePending
+			return driver.Grant{}, errReleasePending
 		}
 		return a.tryMember(ctx, a.ts[i], lease)
 	}, nil)
@@ -140,8 +140,8 @@ func (a *attempt) lockMembers(ctx context.Context, lease time.Duration, ask func
 			r.counted = window == 0 || r.g.Uptime <= 0 || r.g.Uptime >= window
 		case r.err == nil:
 			r.state = refused
-		case errors.Is(r.err, locker.ErrClosed), errors.Is(r.err, locker.ErrInvalid),
-			errors.Is(r.err, locker.ErrUnavailable):
+		case errors.Is(r.err, driver.ErrClosed), errors.Is(r.err, driver.ErrInvalid),
+			errors.Is(r.err, driver.ErrUnavailable):
 			// Nothing was sent: nothing to release.
 			r.state = notRun
 		default:
@@ -161,20 +161,21 @@ const floorLead = time.Second
 // the time, so members whose counters agree keep agreeing.
 func tokenFloor() uint64 { return uint64(time.Now().Add(floorLead).UnixMicro()) }
 
-// tryMember asks one member for the lock. A fencing member that takes a
-// floor gets the attempt's, so that the members' tokens agree and the
-// second round has nothing to raise (see locker.FloorLocker).
-func (a *attempt) tryMember(ctx context.Context, t target, lease time.Duration) (locker.Grant, error) {
-	if f, ok := t.b.(locker.FloorLocker); ok && t.fencer {
-		return f.TryLockAbove(ctx, t.key, a.owner, lease, a.floor)
+// tryMember asks one member for the lock. A fencing member gets the
+// attempt's token floor, so that the members that honour it grant the same
+// token and the second round has nothing to raise (see driver.Request).
+func (a *attempt) tryMember(ctx context.Context, t target, lease time.Duration) (driver.Grant, error) {
+	r := driver.Request{Key: t.key, Owner: a.owner, TTL: lease}
+	if t.fencer {
+		r.Floor = a.floor
 	}
-	return t.b.TryLock(ctx, t.key, a.owner, lease)
+	return t.b.TryLock(ctx, r)
 }
 
 // conclude checks the quorum and the validity after the second round, and
 // returns the grant or fails the attempt. When any member can fence, a
 // majority of the fencing members must carry the combined token.
-func (a *attempt) conclude(ctx context.Context, twoPhase bool, token uint64) (locker.Grant, error) {
+func (a *attempt) conclude(ctx context.Context, twoPhase bool, token uint64) (driver.Grant, error) {
 	var holds []int
 	var leases []time.Duration
 	var uptime time.Duration
@@ -215,7 +216,7 @@ func (a *attempt) conclude(ctx context.Context, twoPhase bool, token uint64) (lo
 		return a.fail(ctx, fmt.Errorf("no validity left: lease %v, attempt took %v, drift %v",
 			a.asked, elapsed, a.e.s.drift(a.ttl)))
 	}
-	return locker.Grant{
+	return driver.Grant{
 		Acquired: true,
 		// The largest, not what a quorum has in common: a member that
 		// still has an old hold for the owner (resurrected by a failover,

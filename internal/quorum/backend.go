@@ -10,14 +10,15 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
-// Backend is a combinator as a locker.Backend: key k on it is key k on every
+// Backend is a combinator as a driver.Backend: key k on it is key k on every
 // member. It has every optional capability (see Supports).
 type Backend struct {
 	engine
-	members  []locker.Backend
+	members  []driver.Backend
 	template []target // the members' targets, key unset
 
 	closed    atomic.Bool
@@ -26,27 +27,27 @@ type Backend struct {
 }
 
 var (
-	_ locker.Backend       = (*Backend)(nil)
-	_ locker.Notifier      = (*Backend)(nil)
-	_ locker.Inspector     = (*Backend)(nil)
-	_ locker.ForceUnlocker = (*Backend)(nil)
-	_ locker.BatchExpirer  = (*Backend)(nil)
-	_ locker.Fencer        = (*Backend)(nil)
-	_ locker.Granular      = (*Backend)(nil)
+	_ driver.Backend       = (*Backend)(nil)
+	_ driver.Notifier      = (*Backend)(nil)
+	_ driver.Inspector     = (*Backend)(nil)
+	_ driver.ForceUnlocker = (*Backend)(nil)
+	_ driver.BatchExpirer  = (*Backend)(nil)
+	_ driver.Fencer        = (*Backend)(nil)
+	_ driver.Granular      = (*Backend)(nil)
 )
 
 // New returns the combinator of kind over members with settings s. It fails
 // with ErrInvalid when there are no members, a member is nil, or two
 // members are the same store (the same backend value, equal endpoints, or a
 // member shared by two nested combinators).
-func New(kind Kind, members []locker.Backend, s Settings) (*Backend, error) {
+func New(kind Kind, members []driver.Backend, s Settings) (*Backend, error) {
 	if len(members) == 0 {
-		return nil, fmt.Errorf("%s: %w: no members", kind.name, locker.ErrInvalid)
+		return nil, fmt.Errorf("%s: %w: no members", kind.name, driver.ErrInvalid)
 	}
 	ts := make([]target, len(members))
 	for i, m := range members {
 		if isNil(m) {
-			return nil, fmt.Errorf("%s: %w: member %d is nil", kind.name, locker.ErrInvalid, i+1)
+			return nil, fmt.Errorf("%s: %w: member %d is nil", kind.name, driver.ErrInvalid, i+1)
 		}
 		ts[i] = target{b: m, label: fmt.Sprintf("member %d (%s)", i+1, describe(m)), fencer: has(m, capFence), rtt: new(rtt)}
 	}
@@ -57,7 +58,7 @@ func New(kind Kind, members []locker.Backend, s Settings) (*Backend, error) {
 }
 
 // Build is New with kind's default settings changed by opts.
-func Build[O ~func(*Settings) error](kind Kind, members []locker.Backend, opts []O) (*Backend, error) {
+func Build[O ~func(*Settings) error](kind Kind, members []driver.Backend, opts []O) (*Backend, error) {
 	s, err := Apply(kind, opts)
 	if err != nil {
 		return nil, err
@@ -79,16 +80,16 @@ func (b *Backend) targets(key string) []target {
 // check fails on a closed combinator or an empty key.
 func (b *Backend) check(op, key string) error {
 	if b.closed.Load() {
-		return fmt.Errorf("%s %s %q: %w", b.kind.name, op, key, locker.ErrClosed)
+		return fmt.Errorf("%s %s %q: %w", b.kind.name, op, key, driver.ErrClosed)
 	}
 	if key == "" {
-		return fmt.Errorf("%s %s: %w: empty key", b.kind.name, op, locker.ErrInvalid)
+		return fmt.Errorf("%s %s: %w: empty key", b.kind.name, op, driver.ErrInvalid)
 	}
 	return nil
 }
 
 // Members returns the member backends, in order.
-func (b *Backend) Members() []locker.Backend { return slices.Clone(b.members) }
+func (b *Backend) Members() []driver.Backend { return slices.Clone(b.members) }
 
 // Needed returns how many members must hold a lock for the combinator to
 // hold it.
@@ -103,24 +104,25 @@ func (b *Backend) String() string {
 	return fmt.Sprintf("%s(%s)", b.kind.name, strings.Join(names, ", "))
 }
 
-// Granularity implements locker.Granular: the coarsest member's. Leases are
+// Granularity implements driver.Granular: the coarsest member's. Leases are
 // rounded up to it before they go to the members, so every member holds
 // the same lease.
 func (b *Backend) Granularity() time.Duration { return b.gran }
 
-// TryLock implements locker.Backend: one attempt on every member at once.
+// TryLock implements driver.Backend: one attempt on every member at once.
 // The deadline of ctx, if any, is the caller's remaining wait budget. It
 // returns a grant with Acquired false when the attempt failed and the
 // owner is known not to hold the lock, and an error that is none of the
 // sentinels when enough members may hold it that the outcome is unknown.
-func (b *Backend) TryLock(ctx context.Context, key, owner string, ttl time.Duration) (locker.Grant, error) {
+func (b *Backend) TryLock(ctx context.Context, r driver.Request) (driver.Grant, error) {
+	key, owner, ttl := r.Key, r.Owner, r.TTL
 	if err := b.check("trylock", key); err != nil {
-		return locker.Grant{}, err
+		return driver.Grant{}, err
 	}
 	return b.tryLock(ctx, key, b.targets(key), owner, ttl)
 }
 
-// Unlock implements locker.Backend: it drops one hold on every member that
+// Unlock implements driver.Backend: it drops one hold on every member that
 // has one for owner. It returns nil when the needed members dropped one, an
 // error wrapping ErrNotHeld when so many members did not hold it that the
 // owner did not hold the lock (members that did are released all the
@@ -136,7 +138,7 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 	return b.unlock(ctx, key, b.targets(key), owner)
 }
 
-// Expire implements locker.Backend: it renews the lease on every member,
+// Expire implements driver.Backend: it renews the lease on every member,
 // and succeeds when the needed members renewed it. It returns an error
 // wrapping ErrNotHeld when enough members no longer hold it that no quorum
 // can, and an unknown-state error otherwise.
@@ -147,7 +149,7 @@ func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Durati
 	return b.expire(ctx, key, b.targets(key), owner, ttl)
 }
 
-// Close implements locker.Backend: it stops the releases that failed
+// Close implements driver.Backend: it stops the releases that failed
 // attempts left running in the background (the members' leases end them
 // anyway), closes every member, once, and returns their errors joined. The
 // combinator owns its members.

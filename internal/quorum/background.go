@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -149,7 +150,7 @@ func (r *release) retryNow(d time.Duration) func(ctx context.Context) bool {
 
 // errReleasePending is the answer of a member that an attempt or a renewal
 // leaves out while a release of the same owner runs there.
-var errReleasePending = fmt.Errorf("%w: a release of this owner's earlier hold is still under way", locker.ErrUnavailable)
+var errReleasePending = fmt.Errorf("%w: a release of this owner's earlier hold is still under way", driver.ErrUnavailable)
 
 // track records a release for k and returns it, and the function that
 // ends it.
@@ -190,8 +191,8 @@ func (bg *background) release(t target, owner string, until time.Time, timeout f
 			t.rtt.observe(cctx, ctx, time.Since(start), d, err)
 			ccancel()
 			cancel()
-			finished := err == nil || errors.Is(err, locker.ErrNotHeld) || errors.Is(err, locker.ErrClosed) ||
-				errors.Is(err, locker.ErrInvalid) || !time.Now().Add(delay).Before(until)
+			finished := err == nil || errors.Is(err, driver.ErrNotHeld) || errors.Is(err, driver.ErrClosed) ||
+				errors.Is(err, driver.ErrInvalid) || !time.Now().Add(delay).Before(until)
 			if finished {
 				return // end closes done before anyone sees the turn end
 			}

@@ -6,22 +6,22 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // maxConcurrentRenewals bounds the Expire calls in flight to one member
 // that cannot renew in batches.
 const maxConcurrentRenewals = 16
 
-// ExpireBatch implements locker.BatchExpirer: each member gets the whole
+// ExpireBatch implements driver.BatchExpirer: each member gets the whole
 // batch at once (one ExpireBatch call if it is a BatchExpirer, concurrent
 // Expire calls otherwise), all members in parallel. Each renewal's result
 // is as Expire's: nil when the needed members renewed it, ErrNotHeld when
 // enough of them do not hold it that no quorum can, an unknown-state error
 // otherwise, and ErrInvalid (not sent) for a bad renewal.
-func (b *Backend) ExpireBatch(ctx context.Context, renewals []locker.Renewal) []error {
+func (b *Backend) ExpireBatch(ctx context.Context, renewals []driver.Renewal) []error {
 	out := make([]error, len(renewals))
-	var batch []locker.Renewal
+	var batch []driver.Renewal
 	var index []int // batch position → renewals position
 	for i, r := range renewals {
 		if err := b.check("renew", r.Key); err != nil {
@@ -32,7 +32,7 @@ func (b *Backend) ExpireBatch(ctx context.Context, renewals []locker.Renewal) []
 			out[i] = fmt.Errorf("%s renew %q: %w", b.kind.name, r.Key, err)
 			continue
 		}
-		batch = append(batch, locker.Renewal{Key: r.Key, Owner: r.Owner, TTL: b.roundUp(r.TTL)})
+		batch = append(batch, driver.Renewal{Key: r.Key, Owner: r.Owner, TTL: b.roundUp(r.TTL)})
 		index = append(index, i)
 	}
 	if len(batch) == 0 {
@@ -62,8 +62,8 @@ func (b *Backend) ExpireBatch(ctx context.Context, renewals []locker.Renewal) []
 
 // expireAll renews the batch on one member and returns one result per
 // renewal.
-func expireAll(ctx context.Context, m locker.Backend, batch []locker.Renewal) []error {
-	if be, ok := m.(locker.BatchExpirer); ok {
+func expireAll(ctx context.Context, m driver.Backend, batch []driver.Renewal) []error {
+	if be, ok := m.(driver.BatchExpirer); ok {
 		errs := be.ExpireBatch(ctx, batch)
 		if len(errs) == len(batch) {
 			return errs

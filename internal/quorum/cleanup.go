@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // fail ends a failed attempt: it releases every member, those that granted
@@ -28,7 +28,7 @@ import (
 // quorum cannot be reached (of the members, or of the fencing members that
 // must carry the token); and otherwise ErrUnavailable, the stores could
 // not decide, with the reason and the members' errors.
-func (a *attempt) fail(ctx context.Context, reason error) (locker.Grant, error) {
+func (a *attempt) fail(ctx context.Context, reason error) (driver.Grant, error) {
 	reentry := a.reentry()
 	mustRelease := func(r *memberResult) bool {
 		return r.state == acquired || r.state == unknown && !reentry
@@ -59,7 +59,7 @@ func (a *attempt) fail(ctx context.Context, reason error) (locker.Grant, error) 
 		}
 	}
 	mayHold := a.count(func(r *memberResult) bool { return r.state == acquired || r.state == unknown })
-	closed := a.count(func(r *memberResult) bool { return errors.Is(r.err, locker.ErrClosed) })
+	closed := a.count(func(r *memberResult) bool { return errors.Is(r.err, driver.ErrClosed) })
 	refusals := a.count(func(r *memberResult) bool { return r.state == refused })
 	fenceRefusals := 0
 	for i, r := range a.rs {
@@ -68,25 +68,25 @@ func (a *attempt) fail(ctx context.Context, reason error) (locker.Grant, error) 
 		}
 	}
 	switch {
-	case errors.Is(reason, locker.ErrInvalid):
-		return locker.Grant{}, fmt.Errorf("%s trylock %q: %w", a.e.kind.name, a.name, reason)
+	case errors.Is(reason, driver.ErrInvalid):
+		return driver.Grant{}, fmt.Errorf("%s trylock %q: %w", a.e.kind.name, a.name, reason)
 	case mayHold >= a.e.needed:
-		return locker.Grant{}, fmt.Errorf("%s trylock %q: outcome unknown: %v; %d members may still hold it (%s)",
+		return driver.Grant{}, fmt.Errorf("%s trylock %q: outcome unknown: %v; %d members may still hold it (%s)",
 			a.e.kind.name, a.name, reason, mayHold, memberErrors(a.ts, a.errs()))
 	case closed > len(a.ts)-a.e.needed:
-		return locker.Grant{}, fmt.Errorf("%s trylock %q: %w: %d of %d members are closed",
-			a.e.kind.name, a.name, locker.ErrClosed, closed, len(a.ts))
+		return driver.Grant{}, fmt.Errorf("%s trylock %q: %w: %d of %d members are closed",
+			a.e.kind.name, a.name, driver.ErrClosed, closed, len(a.ts))
 	case refusals > len(a.ts)-a.e.needed,
 		a.e.fencers > 0 && fenceRefusals > a.e.fencers-a.e.fenceQuorum:
 		// Another owner holds so many members, or so many of the fencing
 		// ones, that this owner could not have reached the quorum.
-		return locker.Grant{Remaining: a.remaining()}, nil
+		return driver.Grant{Remaining: a.remaining()}, nil
 	}
-	err := fmt.Errorf("%s trylock %q: %w: %v", a.e.kind.name, a.name, locker.ErrUnavailable, reason)
+	err := fmt.Errorf("%s trylock %q: %w: %v", a.e.kind.name, a.name, driver.ErrUnavailable, reason)
 	if a.count(func(r *memberResult) bool { return r.err != nil }) > 0 {
 		err = fmt.Errorf("%w (%s)", err, memberErrors(a.ts, a.errs()))
 	}
-	return locker.Grant{}, err
+	return driver.Grant{}, err
 }
 
 // unlockMember unlocks member i for the owner.
@@ -100,7 +100,7 @@ func (a *attempt) unlockMember(ctx context.Context, i int) error {
 // any more.
 func (a *attempt) settle(i int, err error) {
 	r := &a.rs[i]
-	if err == nil || errors.Is(err, locker.ErrNotHeld) {
+	if err == nil || errors.Is(err, driver.ErrNotHeld) {
 		r.state = released
 		return
 	}

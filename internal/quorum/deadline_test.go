@@ -10,6 +10,7 @@ import (
 
 	"github.com/distlock/distlock/backends/memlocker"
 	_ "github.com/distlock/distlock/backends/redislocker" // redis://
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/locker"
 )
@@ -35,7 +36,7 @@ func withinDeadline(t *testing.T, what string, call func(ctx context.Context) er
 func everyCall(t *testing.T, b *Backend) {
 	t.Helper()
 	err := withinDeadline(t, "trylock", func(ctx context.Context) error {
-		g, err := b.TryLock(ctx, "k", "o", 10*time.Second)
+		g, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: 10 * time.Second})
 		assert.False(t, g.Acquired)
 		return err
 	})
@@ -61,7 +62,7 @@ func everyCall(t *testing.T, b *Backend) {
 // the background and reaches the member once it answers again.
 func TestStalledMemberInMemory(t *testing.T) {
 	stalled := memlocker.New()
-	b, err := New(All, []locker.Backend{memlocker.New(), memlocker.New(), stalled}, DefaultSettings(All))
+	b, err := New(All, []driver.Backend{memlocker.New(), memlocker.New(), stalled}, DefaultSettings(All))
 	require.NoError(t, err)
 	defer b.Close()
 	stalled.SetLatency(10 * time.Second)
@@ -84,10 +85,10 @@ func TestStalledMemberRedis(t *testing.T) {
 	srv := redistest.Start(t)
 	rc, err := locker.Open(ctx, "redis://"+srv.Addr())
 	require.NoError(t, err)
-	b, err := New(All, []locker.Backend{memlocker.New(), memlocker.New(), rc}, DefaultSettings(All))
+	b, err := New(All, []driver.Backend{memlocker.New(), memlocker.New(), rc}, DefaultSettings(All))
 	require.NoError(t, err)
 	defer b.Close()
-	g, err := b.TryLock(ctx, "k", "o", 10*time.Second) // the connection is up
+	g, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: 10 * time.Second}) // the connection is up
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 	require.NoError(t, b.Unlock(ctx, "k", "o"))
@@ -108,7 +109,7 @@ func TestStalledMemberRedis(t *testing.T) {
 	direct, err := locker.Open(ctx, "redis://"+srv.Addr())
 	require.NoError(t, err)
 	defer direct.Close()
-	st, err := direct.(locker.Inspector).Inspect(ctx, "k")
+	st, err := direct.(driver.Inspector).Inspect(ctx, "k")
 	require.NoError(t, err)
 	assert.False(t, st.Held, "the stalled member was released")
 }

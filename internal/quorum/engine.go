@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // engine holds what the operations need besides their targets: the rule,
@@ -28,7 +28,7 @@ type engine struct {
 func newEngine(kind Kind, s Settings, ts []target) engine {
 	e := engine{kind: kind, s: s, needed: kind.needed(len(ts)), gran: time.Millisecond, gate: gateOf(kind, ts), bg: newBackground()}
 	for _, t := range ts {
-		e.gran = max(e.gran, locker.Granularity(t.b))
+		e.gran = max(e.gran, driver.Granularity(t.b))
 		if t.fencer {
 			e.fencers++
 		}
@@ -47,9 +47,9 @@ func (e *engine) roundUp(d time.Duration) time.Duration {
 func validLease(owner string, ttl time.Duration) error {
 	switch {
 	case owner == "":
-		return fmt.Errorf("%w: empty owner", locker.ErrInvalid)
+		return fmt.Errorf("%w: empty owner", driver.ErrInvalid)
 	case ttl <= 0:
-		return fmt.Errorf("%w: non-positive lease %v", locker.ErrInvalid, ttl)
+		return fmt.Errorf("%w: non-positive lease %v", driver.ErrInvalid, ttl)
 	}
 	return nil
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 var errUnsupported = errors.ErrUnsupported
@@ -37,7 +37,7 @@ func memberErrors(ts []target, errs []error) string {
 // firstInvalid returns the first member error wrapping ErrInvalid, labelled.
 func firstInvalid(ts []target, errs []error) error {
 	for i, err := range errs {
-		if errors.Is(err, locker.ErrInvalid) {
+		if errors.Is(err, driver.ErrInvalid) {
 			return fmt.Errorf("%s: %w", ts[i].label, err)
 		}
 	}
@@ -58,7 +58,7 @@ func verdict(kind Kind, op, name string, need int, ts []target, errs []error) er
 		switch {
 		case err == nil:
 			done++
-		case errors.Is(err, locker.ErrNotHeld):
+		case errors.Is(err, driver.ErrNotHeld):
 			notHeld++
 		}
 	}
@@ -67,7 +67,7 @@ func verdict(kind Kind, op, name string, need int, ts []target, errs []error) er
 		return nil
 	case notHeld > len(errs)-need:
 		return fmt.Errorf("%s %s %q: %w: %d of %d members do not hold it, so fewer than the %d needed can (%s)",
-			kind.name, op, name, locker.ErrNotHeld, notHeld, len(errs), need, memberErrors(ts, errs))
+			kind.name, op, name, driver.ErrNotHeld, notHeld, len(errs), need, memberErrors(ts, errs))
 	default:
 		return fmt.Errorf("%s %s %q: outcome unknown: %d of %d members did it, %d needed (%s)",
 			kind.name, op, name, done, len(errs), need, memberErrors(ts, errs))

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // inspect reads every target's state at once and combines them. The lock
@@ -14,15 +14,15 @@ import (
 // token is the highest among them (the combined token, as every member
 // that took part in the acquisition carries at most it). When not held, the
 // token is the highest any fencing member reports.
-func (e *engine) inspect(ctx context.Context, name string, ts []target) (locker.State, error) {
+func (e *engine) inspect(ctx context.Context, name string, ts []target) (driver.State, error) {
 	if err := unsupported(ts, capInspect); err != nil {
-		return locker.State{}, fmt.Errorf("%s inspect %q: %w", e.kind.name, name, err)
+		return driver.State{}, fmt.Errorf("%s inspect %q: %w", e.kind.name, name, err)
 	}
-	states, errs := fanout(ctx, ts, e.s.plain, func(ctx context.Context, i int) (locker.State, error) {
-		return ts[i].b.(locker.Inspector).Inspect(ctx, ts[i].key)
+	states, errs := fanout(ctx, ts, e.s.plain, func(ctx context.Context, i int) (driver.State, error) {
+		return ts[i].b.(driver.Inspector).Inspect(ctx, ts[i].key)
 	}, nil)
 	if err := firstInvalid(ts, errs); err != nil {
-		return locker.State{}, fmt.Errorf("%s inspect %q: %w", e.kind.name, name, err)
+		return driver.State{}, fmt.Errorf("%s inspect %q: %w", e.kind.name, name, err)
 	}
 	byOwner := make(map[string][]int)
 	failed := 0
@@ -42,10 +42,10 @@ func (e *engine) inspect(ctx context.Context, name string, ts []target) (locker.
 		return e.heldState(ts, states, best, held), nil
 	}
 	if len(byOwner[best])+failed >= e.needed {
-		return locker.State{}, fmt.Errorf("%s inspect %q: state unknown: %d members did not answer (%s)",
+		return driver.State{}, fmt.Errorf("%s inspect %q: state unknown: %d members did not answer (%s)",
 			e.kind.name, name, failed, memberErrors(ts, errs))
 	}
-	var st locker.State
+	var st driver.State
 	for i, s := range states {
 		if errs[i] == nil && tokenSource(ts, i) {
 			st.Token = max(st.Token, s.Token)
@@ -55,7 +55,7 @@ func (e *engine) inspect(ctx context.Context, name string, ts []target) (locker.
 }
 
 // heldState is the state of a lock that owner holds on the members held.
-func (e *engine) heldState(ts []target, states []locker.State, owner string, held []int) locker.State {
+func (e *engine) heldState(ts []target, states []driver.State, owner string, held []int) driver.State {
 	holds := make([]int, len(held))
 	remaining := make([]time.Duration, len(held))
 	var token uint64
@@ -65,7 +65,7 @@ func (e *engine) heldState(ts []target, states []locker.State, owner string, hel
 			token = max(token, states[i].Token)
 		}
 	}
-	return locker.State{
+	return driver.State{
 		Held:      true,
 		Owner:     owner,
 		Holds:     kthLargest(holds, e.needed),
@@ -82,7 +82,7 @@ func (e *engine) forceUnlock(ctx context.Context, name string, ts []target) (boo
 		return false, fmt.Errorf("%s forceunlock %q: %w", e.kind.name, name, err)
 	}
 	held, errs := fanout(ctx, ts, e.s.plain, func(ctx context.Context, i int) (bool, error) {
-		return ts[i].b.(locker.ForceUnlocker).ForceUnlock(ctx, ts[i].key)
+		return ts[i].b.(driver.ForceUnlocker).ForceUnlock(ctx, ts[i].key)
 	}, nil)
 	if err := firstInvalid(ts, errs); err != nil {
 		return false, fmt.Errorf("%s forceunlock %q: %w", e.kind.name, name, err)

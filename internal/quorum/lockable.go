@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -23,7 +24,7 @@ var (
 	_ locker.Watchable       = (*Lockable)(nil)
 	_ locker.Inspectable     = (*Lockable)(nil)
 	_ locker.ForceUnlockable = (*Lockable)(nil)
-	_ locker.Granular        = (*Lockable)(nil)
+	_ driver.Granular        = (*Lockable)(nil)
 )
 
 // NewLockable returns the combinator of kind over locks with settings s.
@@ -31,13 +32,13 @@ var (
 // locks are the same key on the same store.
 func NewLockable(kind Kind, locks []*locker.KeyLock, s Settings) (*Lockable, error) {
 	if len(locks) == 0 {
-		return nil, fmt.Errorf("%s: %w: no locks", kind.name, locker.ErrInvalid)
+		return nil, fmt.Errorf("%s: %w: no locks", kind.name, driver.ErrInvalid)
 	}
 	ts := make([]target, len(locks))
 	names := make([]string, len(locks))
 	for i, l := range locks {
 		if l == nil {
-			return nil, fmt.Errorf("%s: %w: lock %d is nil", kind.name, locker.ErrInvalid, i+1)
+			return nil, fmt.Errorf("%s: %w: lock %d is nil", kind.name, driver.ErrInvalid, i+1)
 		}
 		b := l.Backend()
 		names[i] = l.Name()
@@ -73,11 +74,11 @@ func BuildLockable[O ~func(*Settings) error](kind Kind, locks []*locker.KeyLock,
 // "multilock(account:A, account:B)".
 func (l *Lockable) Name() string { return l.name }
 
-// Granularity implements locker.Granular: the coarsest member's.
+// Granularity implements driver.Granular: the coarsest member's.
 func (l *Lockable) Granularity() time.Duration { return l.gran }
 
 // TryLock implements locker.Lockable, as Backend.TryLock does for one key.
-func (l *Lockable) TryLock(ctx context.Context, owner string, ttl time.Duration) (locker.Grant, error) {
+func (l *Lockable) TryLock(ctx context.Context, owner string, ttl time.Duration) (driver.Grant, error) {
 	return l.tryLock(ctx, l.name, l.ts, owner, ttl)
 }
 
@@ -98,7 +99,7 @@ func (l *Lockable) Watch(ctx context.Context, fn func()) (func(), error) {
 
 // Inspect implements locker.Inspectable, as Backend.Inspect does for one
 // key.
-func (l *Lockable) Inspect(ctx context.Context) (locker.State, error) {
+func (l *Lockable) Inspect(ctx context.Context) (driver.State, error) {
 	return l.inspect(ctx, l.name, l.ts)
 }
 

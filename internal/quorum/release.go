@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // unlock drops one of owner's holds on every target at once.
 func (e *engine) unlock(ctx context.Context, name string, ts []target, owner string) error {
 	if owner == "" {
-		return fmt.Errorf("%s unlock %q: %w: empty owner", e.kind.name, name, locker.ErrInvalid)
+		return fmt.Errorf("%s unlock %q: %w: empty owner", e.kind.name, name, driver.ErrInvalid)
 	}
 	_, errs := fanout(ctx, ts, e.s.plain, func(ctx context.Context, i int) (struct{}, error) {
 		return struct{}{}, ts[i].b.Unlock(ctx, ts[i].key, owner)
@@ -24,7 +24,7 @@ func (e *engine) unlock(ctx context.Context, name string, ts []target, owner str
 	// background, whatever the verdict.
 	until := time.Now().Add(e.bg.longestLease())
 	for i, err := range errs {
-		if err != nil && !errors.Is(err, locker.ErrNotHeld) && !errors.Is(err, locker.ErrInvalid) && !errors.Is(err, locker.ErrClosed) {
+		if err != nil && !errors.Is(err, driver.ErrNotHeld) && !errors.Is(err, driver.ErrInvalid) && !errors.Is(err, driver.ErrClosed) {
 			e.bg.release(ts[i], owner, until, e.s.plain)
 		}
 	}

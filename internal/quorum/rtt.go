@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // rtt is the round trip to one member as the engine has observed it: a
@@ -53,5 +53,5 @@ func (r *rtt) observe(ctx context.Context, parent context.Context, took, timeout
 // answered reports whether a member call's error is the store's answer,
 // which took a full round trip.
 func answered(err error) bool {
-	return err == nil || errors.Is(err, locker.ErrNotHeld) || errors.Is(err, locker.ErrNotAcquired)
+	return err == nil || errors.Is(err, driver.ErrNotHeld) || errors.Is(err, driver.ErrNotAcquired)
 }

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"slices"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // token returns the combined fencing token: the highest token the fencing
@@ -76,7 +76,7 @@ func (a *attempt) secondRound(ctx context.Context, twoPhase bool, token uint64) 
 				}
 			}
 			if t.fencer && !r.fenced {
-				err := t.b.(locker.Fencer).Fence(ctx, t.key, a.owner, token)
+				err := t.b.(driver.Fencer).Fence(ctx, t.key, a.owner, token)
 				return err == nil, err
 			}
 			return false, nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -79,7 +80,7 @@ func DefaultSettings(kind Kind) Settings {
 // when d is not positive.
 func (s *Settings) SetMemberTimeout(d time.Duration) error {
 	if d <= 0 {
-		return fmt.Errorf("%w: non-positive member timeout %v", locker.ErrInvalid, d)
+		return fmt.Errorf("%w: non-positive member timeout %v", driver.ErrInvalid, d)
 	}
 	s.memberTimeout = d
 	return nil
@@ -89,7 +90,7 @@ func (s *Settings) SetMemberTimeout(d time.Duration) error {
 // for clock drift. It fails with ErrInvalid unless 0 <= f < 0.5.
 func (s *Settings) SetDriftFactor(f float64) error {
 	if !(f >= 0 && f < 0.5) {
-		return fmt.Errorf("%w: drift factor %v outside [0, 0.5)", locker.ErrInvalid, f)
+		return fmt.Errorf("%w: drift factor %v outside [0, 0.5)", driver.ErrInvalid, f)
 	}
 	s.driftFactor = f
 	return nil
@@ -101,7 +102,7 @@ func (s *Settings) SetDriftFactor(f float64) error {
 // ErrInvalid when d is negative.
 func (s *Settings) SetRestartGuard(d time.Duration) error {
 	if d < 0 {
-		return fmt.Errorf("%w: negative restart guard %v", locker.ErrInvalid, d)
+		return fmt.Errorf("%w: negative restart guard %v", driver.ErrInvalid, d)
 	}
 	s.restartGuard = d
 	return nil
@@ -111,7 +112,7 @@ func (s *Settings) SetRestartGuard(d time.Duration) error {
 // ErrInvalid when c is nil.
 func (s *Settings) SetClock(c Clock) error {
 	if c == nil {
-		return fmt.Errorf("%w: nil clock", locker.ErrInvalid)
+		return fmt.Errorf("%w: nil clock", driver.ErrInvalid)
 	}
 	s.clock = c
 	return nil
@@ -169,7 +170,7 @@ func Apply[O ~func(*Settings) error](kind Kind, opts []O) (Settings, error) {
 	s := DefaultSettings(kind)
 	for _, opt := range opts {
 		if opt == nil {
-			return Settings{}, fmt.Errorf("%s: %w: nil option", kind.name, locker.ErrInvalid)
+			return Settings{}, fmt.Errorf("%s: %w: nil option", kind.name, driver.ErrInvalid)
 		}
 		if err := opt(&s); err != nil {
 			return Settings{}, fmt.Errorf("%s: %w", kind.name, err)

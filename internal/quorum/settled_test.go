@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -17,7 +18,7 @@ import (
 // member, or the next holder would count a member it does not hold.
 func TestNextAttemptSettlesTheBackgroundRelease(t *testing.T) {
 	slow := memlocker.New()
-	members := []locker.Backend{memlocker.New(), memlocker.New(), slow}
+	members := []driver.Backend{memlocker.New(), memlocker.New(), slow}
 	b, err := New(Majority, members, DefaultSettings(Majority))
 	require.NoError(t, err)
 	defer b.Close()
@@ -28,9 +29,9 @@ func TestNextAttemptSettlesTheBackgroundRelease(t *testing.T) {
 	// Two fast members grant, the slow one does not answer in time: a
 	// quorum of two of three, so make one fast member refuse.
 	other := locker.NewOwner()
-	_, err = members[0].TryLock(context.Background(), "k", other, time.Minute)
+	_, err = members[0].TryLock(context.Background(), driver.Request{Key: "k", Owner: other, TTL: time.Minute})
 	require.NoError(t, err)
-	_, err = b.TryLock(ctx, "k", "o", time.Minute)
+	_, err = b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.Error(t, err, "one grant of three is no quorum")
 	require.NoError(t, members[0].Unlock(context.Background(), "k", other))
 
@@ -38,13 +39,13 @@ func TestNextAttemptSettlesTheBackgroundRelease(t *testing.T) {
 	// again: the attempt first has it tried once more, and asks the member
 	// only once that try has ended it, so the old release cannot free the
 	// member the new hold counts.
-	g, err := b.TryLock(context.Background(), "k", "o", time.Minute)
+	g, err := b.TryLock(context.Background(), driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 	slow.SetLatency(0)
 	b.bg.wg.Wait()
 	for i, m := range members {
-		st, err := m.(locker.Inspector).Inspect(context.Background(), "k")
+		st, err := m.(driver.Inspector).Inspect(context.Background(), "k")
 		require.NoError(t, err)
 		assert.True(t, st.Held, "member %d: the old release dropped the new hold", i)
 	}

@@ -4,19 +4,19 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
-// Endpointer is locker.Endpointer: the combinators use it to refuse two
+// Endpointer is driver.Endpointer: the combinators use it to refuse two
 // clients of the same server as members.
-type Endpointer = locker.Endpointer
+type Endpointer = driver.Endpointer
 
 // target is one member call's destination: a key on a backend.
 type target struct {
-	b     locker.Backend
+	b     driver.Backend
 	key   string
 	label string // names the member in errors
-	// fencer reports whether b is a locker.Fencer (found once, when the
+	// fencer reports whether b is a driver.Fencer (found once, when the
 	// combinator is made).
 	fencer bool
 	// rtt is the member's observed round trip, shared by every target of
@@ -41,34 +41,34 @@ const (
 )
 
 var capabilityNames = [...]string{
-	capWatch:       "release notification (locker.Notifier)",
-	capInspect:     "inspection (locker.Inspector)",
-	capForceUnlock: "force unlock (locker.ForceUnlocker)",
-	capFence:       "fencing (locker.Fencer)",
+	capWatch:       "release notification (driver.Notifier)",
+	capInspect:     "inspection (driver.Inspector)",
+	capForceUnlock: "force unlock (driver.ForceUnlocker)",
+	capFence:       "fencing (driver.Fencer)",
 }
 
 // has reports whether b offers c. A combinator built on this package has
 // every method, so its members decide.
-func has(b locker.Backend, c capability) bool {
+func has(b driver.Backend, c capability) bool {
 	if n, ok := b.(nested); ok {
 		return n.quorumBackend().has(c)
 	}
 	var ok bool
 	switch c {
 	case capWatch:
-		_, ok = b.(locker.Notifier)
+		_, ok = b.(driver.Notifier)
 	case capInspect:
-		_, ok = b.(locker.Inspector)
+		_, ok = b.(driver.Inspector)
 	case capForceUnlock:
-		_, ok = b.(locker.ForceUnlocker)
+		_, ok = b.(driver.ForceUnlocker)
 	case capFence:
-		_, ok = b.(locker.Fencer)
+		_, ok = b.(driver.Fencer)
 	}
 	return ok
 }
 
 // describe names b for errors: its endpoint, or its type.
-func describe(b locker.Backend) string {
+func describe(b driver.Backend) string {
 	if n, ok := b.(nested); ok {
 		return n.quorumBackend().String()
 	}
@@ -80,7 +80,7 @@ func describe(b locker.Backend) string {
 
 // identities returns what makes b a store of its own: the backend value
 // itself and its endpoint, or for a combinator those of all its members.
-func identities(b locker.Backend) []any {
+func identities(b driver.Backend) []any {
 	if n, ok := b.(nested); ok {
 		var ids []any
 		for _, m := range n.quorumBackend().members {
@@ -102,7 +102,7 @@ type endpointID string
 
 // hashable reports whether b can be a map key: its type is comparable and,
 // for a struct holding interfaces, so are the values inside.
-func hashable(b locker.Backend) (ok bool) {
+func hashable(b driver.Backend) (ok bool) {
 	if !reflect.TypeOf(b).Comparable() {
 		return false
 	}
@@ -116,7 +116,7 @@ func hashable(b locker.Backend) (ok bool) {
 }
 
 // isNil reports whether b is nil or a nil pointer in an interface.
-func isNil(b locker.Backend) bool {
+func isNil(b driver.Backend) bool {
 	if b == nil {
 		return true
 	}
@@ -142,7 +142,7 @@ func checkIndependent(ts []target) error {
 			s := slot{id, t.key}
 			if j, dup := seen[s]; dup && j != i {
 				return fmt.Errorf("%w: %s and %s are the same store: members must be independent",
-					locker.ErrInvalid, ts[j].label, t.label)
+					driver.ErrInvalid, ts[j].label, t.label)
 			}
 			seen[s] = i
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/memlocker"
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // TestUnlockReleasesAFailedMemberLater: an Unlock that a quorum did is a
@@ -19,10 +19,10 @@ import (
 func TestUnlockReleasesAFailedMemberLater(t *testing.T) {
 	ctx := context.Background()
 	members := []*memlocker.Client{memlocker.New(), memlocker.New(), memlocker.New()}
-	b, err := New(Majority, []locker.Backend{members[0], members[1], members[2]}, DefaultSettings(Majority))
+	b, err := New(Majority, []driver.Backend{members[0], members[1], members[2]}, DefaultSettings(Majority))
 	require.NoError(t, err)
 	defer b.Close()
-	g, err := b.TryLock(ctx, "k", "o", time.Minute)
+	g, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 

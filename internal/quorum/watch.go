@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // watch watches every target that can notify, at once, and calls fn on any
@@ -19,7 +19,7 @@ import (
 // called after it returns.
 func (e *engine) watch(ctx context.Context, name string, ts []target, fn func()) (func(), error) {
 	if fn == nil {
-		return nil, fmt.Errorf("%s watch %q: %w: nil callback", e.kind.name, name, locker.ErrInvalid)
+		return nil, fmt.Errorf("%s watch %q: %w: nil callback", e.kind.name, name, driver.ErrInvalid)
 	}
 	var watchable []target
 	for _, t := range ts {
@@ -31,7 +31,7 @@ func (e *engine) watch(ctx context.Context, name string, ts []target, fn func())
 		return nil, fmt.Errorf("%s watch %q: %w", e.kind.name, name, unsupported(ts, capWatch))
 	}
 	stops, errs := fanout(ctx, watchable, e.s.plain, func(ctx context.Context, i int) (func(), error) {
-		return watchable[i].b.(locker.Notifier).Watch(ctx, watchable[i].key, fn)
+		return watchable[i].b.(driver.Notifier).Watch(ctx, watchable[i].key, fn)
 	}, func(_ int, stop func(), err error) {
 		if err == nil && stop != nil {
 			stop() // a watch that came too late: nobody else will stop it

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/distlock/distlock/conformance"
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // Stores is a set of independent member stores.
@@ -16,16 +16,16 @@ type Stores interface {
 	// Len returns the number of stores.
 	Len() int
 	// Client returns a new client of store i, with connections of its own.
-	Client(ctx context.Context, i int) (locker.Backend, error)
+	Client(ctx context.Context, i int) (driver.Backend, error)
 	// Granularity is the coarsest store's lease granularity.
 	Granularity() time.Duration
 	// Partition cuts a client the set made off its store; Heal restores it.
-	Partition(b locker.Backend) error
-	Heal(b locker.Backend) error
+	Partition(b driver.Backend) error
+	Heal(b driver.Backend) error
 }
 
 // Combine builds a combinator over members.
-type Combine func(members []locker.Backend) (locker.Backend, error)
+type Combine func(members []driver.Backend) (driver.Backend, error)
 
 // Harness is a conformance.Harness and conformance.Partitioner: each
 // backend it makes is a combinator over new clients of every store, and
@@ -35,7 +35,7 @@ type Harness struct {
 	combine Combine
 
 	mu      sync.Mutex
-	members map[locker.Backend][]locker.Backend
+	members map[driver.Backend][]driver.Backend
 }
 
 var (
@@ -45,12 +45,12 @@ var (
 
 // NewHarness returns a harness of combinators made by combine over stores.
 func NewHarness(stores Stores, combine Combine) *Harness {
-	return &Harness{stores: stores, combine: combine, members: make(map[locker.Backend][]locker.Backend)}
+	return &Harness{stores: stores, combine: combine, members: make(map[driver.Backend][]driver.Backend)}
 }
 
 // NewBackend implements conformance.Harness.
-func (h *Harness) NewBackend(ctx context.Context) (locker.Backend, error) {
-	members := make([]locker.Backend, h.stores.Len())
+func (h *Harness) NewBackend(ctx context.Context) (driver.Backend, error) {
+	members := make([]driver.Backend, h.stores.Len())
 	for i := range members {
 		m, err := h.stores.Client(ctx, i)
 		if err != nil {
@@ -75,16 +75,16 @@ func (h *Harness) Granularity() time.Duration { return h.stores.Granularity() }
 
 // Partition implements conformance.Partitioner: it partitions every member
 // client of b.
-func (h *Harness) Partition(b locker.Backend) error {
+func (h *Harness) Partition(b driver.Backend) error {
 	return h.each(b, h.stores.Partition)
 }
 
 // Heal implements conformance.Partitioner.
-func (h *Harness) Heal(b locker.Backend) error {
+func (h *Harness) Heal(b driver.Backend) error {
 	return h.each(b, h.stores.Heal)
 }
 
-func (h *Harness) each(b locker.Backend, f func(locker.Backend) error) error {
+func (h *Harness) each(b driver.Backend, f func(driver.Backend) error) error {
 	h.mu.Lock()
 	members, ok := h.members[b]
 	h.mu.Unlock()
@@ -105,10 +105,10 @@ func (h *Harness) Close() {
 	for b := range h.members {
 		_ = b.Close()
 	}
-	h.members = make(map[locker.Backend][]locker.Backend)
+	h.members = make(map[driver.Backend][]driver.Backend)
 }
 
-func closeAll(bs []locker.Backend) {
+func closeAll(bs []driver.Backend) {
 	for _, b := range bs {
 		if b != nil {
 			_ = b.Close()

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
-	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/redlock"
 )
 
@@ -20,7 +20,7 @@ import (
 func TestHarnessPartitionsEveryMember(t *testing.T) {
 	ctx := context.Background()
 	stores := quorumtest.NewMem(3)
-	h := quorumtest.NewHarness(stores, func(members []locker.Backend) (locker.Backend, error) {
+	h := quorumtest.NewHarness(stores, func(members []driver.Backend) (driver.Backend, error) {
 		return redlock.New(members)
 	})
 	defer h.Close()
@@ -29,14 +29,14 @@ func TestHarnessPartitionsEveryMember(t *testing.T) {
 	b2, err := h.NewBackend(ctx)
 	require.NoError(t, err)
 	require.NoError(t, h.Partition(b1))
-	_, err = b1.TryLock(ctx, "k", "o", time.Minute)
+	_, err = b1.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	assert.ErrorContains(t, err, "partitioned")
-	g, err := b2.TryLock(ctx, "k", "o2", time.Minute)
+	g, err := b2.TryLock(ctx, driver.Request{Key: "k", Owner: "o2", TTL: time.Minute})
 	require.NoError(t, err)
 	assert.True(t, g.Acquired, "other clients are not partitioned")
 	require.NoError(t, h.Heal(b1))
 	assert.NoError(t, b2.Unlock(ctx, "k", "o2"))
-	g, err = b1.TryLock(ctx, "k", "o", time.Minute)
+	g, err = b1.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	assert.True(t, g.Acquired)
 	assert.Error(t, h.Partition(memlocker.New()), "not a backend of the harness")
@@ -53,11 +53,11 @@ func TestHooked(t *testing.T) {
 		}
 		return nil
 	})
-	_, err := h.TryLock(ctx, "k", "o", time.Minute)
+	_, err := h.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	assert.ErrorIs(t, h.Expire(ctx, "k", "o", time.Minute), injected)
 	assert.NoError(t, h.Fence(ctx, "k", "o", 9))
 	assert.NoError(t, h.Unlock(ctx, "k", "o"))
-	_, isInspector := locker.Backend(quorumtest.Bare{Backend: h}).(locker.Inspector)
+	_, isInspector := driver.Backend(quorumtest.Bare{Backend: h}).(driver.Inspector)
 	assert.False(t, isInspector, "Bare hides capabilities")
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/distlock/distlock/backends/memlocker"
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // Hooked is a mem client whose TryLock, Unlock, Expire and Fence calls
@@ -45,11 +45,11 @@ func (h *Hooked) run(op string) error {
 }
 
 // TryLock runs the hook, then the client's TryLock.
-func (h *Hooked) TryLock(ctx context.Context, key, owner string, ttl time.Duration) (locker.Grant, error) {
+func (h *Hooked) TryLock(ctx context.Context, r driver.Request) (driver.Grant, error) {
 	if err := h.run("trylock"); err != nil {
-		return locker.Grant{}, err
+		return driver.Grant{}, err
 	}
-	return h.Client.TryLock(ctx, key, owner, ttl)
+	return h.Client.TryLock(ctx, r)
 }
 
 // Unlock runs the hook, then the client's Unlock.
@@ -77,7 +77,7 @@ func (h *Hooked) Fence(ctx context.Context, key, owner string, token uint64) err
 }
 
 // Bare hides every optional capability of a backend: only the
-// locker.Backend methods remain, as with a store that has none.
+// driver.Backend methods remain, as with a store that has none.
 type Bare struct {
-	locker.Backend
+	driver.Backend
 }

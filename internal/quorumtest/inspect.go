@@ -7,11 +7,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // State returns key's state on store i, read through a new client.
-func (m *Mem) State(t testing.TB, i int, key string) locker.State {
+func (m *Mem) State(t testing.TB, i int, key string) driver.State {
 	t.Helper()
 	st, err := m.stores[i].Client().Inspect(context.Background(), key)
 	require.NoError(t, err)
@@ -32,7 +32,7 @@ func (m *Mem) Holders(t testing.TB, key string) []string {
 func (m *Mem) Take(t testing.TB, key, owner string, ttl time.Duration, idx ...int) {
 	t.Helper()
 	for _, i := range idx {
-		g, err := m.stores[i].Client().TryLock(context.Background(), key, owner, ttl)
+		g, err := m.stores[i].Client().TryLock(context.Background(), driver.Request{Key: key, Owner: owner, TTL: ttl})
 		require.NoError(t, err)
 		require.True(t, g.Acquired, "store %d", i)
 	}
@@ -58,8 +58,8 @@ func Repeat(s string, n int) []string {
 }
 
 // Backends returns cs as a member list.
-func Backends[B locker.Backend](cs []B) []locker.Backend {
-	bs := make([]locker.Backend, len(cs))
+func Backends[B driver.Backend](cs []B) []driver.Backend {
+	bs := make([]driver.Backend, len(cs))
 	for i, c := range cs {
 		bs[i] = c
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/distlock/distlock/backends/memlocker"
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 // Mem is a set of in-memory stores.
@@ -41,17 +41,17 @@ func (m *Mem) Clients() []*memlocker.Client {
 func (m *Mem) Len() int { return len(m.stores) }
 
 // Client implements Stores.
-func (m *Mem) Client(_ context.Context, i int) (locker.Backend, error) {
+func (m *Mem) Client(_ context.Context, i int) (driver.Backend, error) {
 	return m.stores[i].Client(), nil
 }
 
 // Granularity implements Stores.
 func (m *Mem) Granularity() time.Duration {
-	return locker.Granularity(m.stores[0].Client())
+	return driver.Granularity(m.stores[0].Client())
 }
 
 // Partition implements Stores.
-func (m *Mem) Partition(b locker.Backend) error {
+func (m *Mem) Partition(b driver.Backend) error {
 	c, ok := b.(*memlocker.Client)
 	if !ok {
 		return fmt.Errorf("not a memlocker client: %T", b)
@@ -61,7 +61,7 @@ func (m *Mem) Partition(b locker.Backend) error {
 }
 
 // Heal implements Stores.
-func (m *Mem) Heal(b locker.Backend) error {
+func (m *Mem) Heal(b driver.Backend) error {
 	c, ok := b.(*memlocker.Client)
 	if !ok {
 		return fmt.Errorf("not a memlocker client: %T", b)

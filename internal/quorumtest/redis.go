@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	_ "github.com/distlock/distlock/backends/redislocker" // the redis:// scheme
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/internal/tcpproxy"
 	"github.com/distlock/distlock/locker"
@@ -23,7 +24,7 @@ type Redis struct {
 	servers []*redistest.Server
 
 	mu      sync.Mutex
-	proxies map[locker.Backend]*tcpproxy.Proxy
+	proxies map[driver.Backend]*tcpproxy.Proxy
 }
 
 var _ Stores = (*Redis)(nil)
@@ -33,7 +34,7 @@ var _ Stores = (*Redis)(nil)
 // ends. A missing redis-server skips the test, or fails it when CI is set.
 func StartRedis(t testing.TB, n int, opts ...redistest.Option) *Redis {
 	t.Helper()
-	r := &Redis{t: t, proxies: make(map[locker.Backend]*tcpproxy.Proxy)}
+	r := &Redis{t: t, proxies: make(map[driver.Backend]*tcpproxy.Proxy)}
 	for range n {
 		r.servers = append(r.servers, redistest.Start(t, opts...))
 	}
@@ -53,7 +54,7 @@ func (r *Redis) Granularity() time.Duration { return time.Millisecond }
 
 // Client implements Stores: a new backend on server i, through a new
 // proxy, opened from a redis:// URL.
-func (r *Redis) Client(ctx context.Context, i int) (locker.Backend, error) {
+func (r *Redis) Client(ctx context.Context, i int) (driver.Backend, error) {
 	p, err := tcpproxy.Start(r.servers[i].Addr())
 	if err != nil {
 		return nil, err
@@ -70,9 +71,9 @@ func (r *Redis) Client(ctx context.Context, i int) (locker.Backend, error) {
 }
 
 // Clients returns a new client of every server, closed when the test ends.
-func (r *Redis) Clients(t testing.TB) []locker.Backend {
+func (r *Redis) Clients(t testing.TB) []driver.Backend {
 	t.Helper()
-	bs := make([]locker.Backend, len(r.servers))
+	bs := make([]driver.Backend, len(r.servers))
 	for i := range bs {
 		b, err := r.Client(context.Background(), i)
 		require.NoError(t, err)
@@ -82,7 +83,7 @@ func (r *Redis) Clients(t testing.TB) []locker.Backend {
 	return bs
 }
 
-func (r *Redis) proxy(b locker.Backend) (*tcpproxy.Proxy, error) {
+func (r *Redis) proxy(b driver.Backend) (*tcpproxy.Proxy, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	p, ok := r.proxies[b]
@@ -93,7 +94,7 @@ func (r *Redis) proxy(b locker.Backend) (*tcpproxy.Proxy, error) {
 }
 
 // Partition implements Stores: it cuts the client's proxy.
-func (r *Redis) Partition(b locker.Backend) error {
+func (r *Redis) Partition(b driver.Backend) error {
 	p, err := r.proxy(b)
 	if err != nil {
 		return err
@@ -103,7 +104,7 @@ func (r *Redis) Partition(b locker.Backend) error {
 }
 
 // Heal implements Stores.
-func (r *Redis) Heal(b locker.Backend) error {
+func (r *Redis) Heal(b driver.Backend) error {
 	p, err := r.proxy(b)
 	if err != nil {
 		return err
@@ -122,12 +123,12 @@ func (r *Redis) closeProxies() {
 }
 
 // State returns key's state on server i, read through a new client.
-func (r *Redis) State(t testing.TB, i int, key string) locker.State {
+func (r *Redis) State(t testing.TB, i int, key string) driver.State {
 	t.Helper()
 	ctx := context.Background()
 	c, err := r.Client(ctx, i)
 	require.NoError(t, err)
-	st, err := c.(locker.Inspector).Inspect(ctx, key)
+	st, err := c.(driver.Inspector).Inspect(ctx, key)
 	require.NoError(t, err)
 	return st
 }
@@ -135,9 +136,9 @@ func (r *Redis) State(t testing.TB, i int, key string) locker.State {
 // DirectClients returns a new client of every server that connects
 // without a proxy (it cannot be partitioned), closed when the test ends:
 // for benchmarks.
-func (r *Redis) DirectClients(t testing.TB) []locker.Backend {
+func (r *Redis) DirectClients(t testing.TB) []driver.Backend {
 	t.Helper()
-	bs := make([]locker.Backend, len(r.servers))
+	bs := make([]driver.Backend, len(r.servers))
 	for i, s := range r.servers {
 		b, err := locker.Open(context.Background(), "redis://"+s.Addr())
 		require.NoError(t, err)

@@ -1,4 +1,4 @@
-package locker_test
+package driver_test
 
 import (
 	"sync/atomic"
@@ -7,13 +7,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 func TestCallbackIsNotCalledAfterStop(t *testing.T) {
 	var calls atomic.Int32
 	entered, release := make(chan struct{}), make(chan struct{})
-	c := locker.NewCallback(func() {
+	c := driver.NewCallback(func() {
 		if calls.Add(1) == 1 {
 			close(entered)
 			<-release

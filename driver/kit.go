@@ -1,0 +1,141 @@
+package driver
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// CheckKey fails with ErrInvalid when key is empty. Backends call the Check
+// functions first in every method, so that every store rejects bad input
+// before it sends anything, in the same words.
+func CheckKey(key string) error {
+	if key == "" {
+		return Invalid("empty key")
+	}
+	return nil
+}
+
+// CheckOwner is CheckKey, and fails with ErrInvalid when owner is empty.
+func CheckOwner(key, owner string) error {
+	if err := CheckKey(key); err != nil {
+		return err
+	}
+	if owner == "" {
+		return Invalid("empty owner")
+	}
+	return nil
+}
+
+// CheckLease is CheckOwner, and fails with ErrInvalid when ttl is not
+// positive.
+func CheckLease(key, owner string, ttl time.Duration) error {
+	if err := CheckOwner(key, owner); err != nil {
+		return err
+	}
+	if ttl <= 0 {
+		return Invalid(fmt.Sprintf("non-positive lease %v", ttl))
+	}
+	return nil
+}
+
+// CheckRequest is CheckLease on r, and fails with ErrInvalid when
+// r.Patience is negative.
+func CheckRequest(r Request) error {
+	if err := CheckLease(r.Key, r.Owner, r.TTL); err != nil {
+		return err
+	}
+	if r.Patience < 0 {
+		return Invalid(fmt.Sprintf("negative patience %v", r.Patience))
+	}
+	return nil
+}
+
+// Guard is a Backend's close guard: it turns calls after Close away with
+// ErrClosed, and lets Close wait for the calls in flight before it releases
+// what they use. The zero Guard is open.
+type Guard struct {
+	mu       sync.RWMutex
+	closed   bool
+	inflight sync.WaitGroup
+	once     sync.Once
+	err      error
+}
+
+// Enter starts a call. It returns ErrClosed after Close; otherwise the call
+// must end with Exit.
+func (g *Guard) Enter() error {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	if g.closed {
+		return ErrClosed
+	}
+	g.inflight.Add(1)
+	return nil
+}
+
+// Exit ends a call that Enter started.
+func (g *Guard) Exit() { g.inflight.Done() }
+
+// Closed reports whether Close has been called.
+func (g *Guard) Closed() bool {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.closed
+}
+
+// Close turns new calls away, waits for the calls in flight, and then runs
+// release, once. Every call returns release's error. Calls in flight end by
+// their contexts, so a Backend whose calls may outlast them should end them
+// first (for example by closing connections in release's place).
+func (g *Guard) Close(release func() error) error {
+	g.once.Do(func() {
+		g.mu.Lock()
+		g.closed = true
+		g.mu.Unlock()
+		g.inflight.Wait()
+		if release != nil {
+			g.err = release()
+		}
+	})
+	return g.err
+}
+
+// maxConcurrentRenewals bounds the Expire calls ExpireAll has in flight to
+// a Backend that cannot renew in batches.
+const maxConcurrentRenewals = 16
+
+// ExpireAll renews every lease of renewals on b and returns one result per
+// renewal, in order: in one ExpireBatch call when b is a BatchExpirer, and
+// otherwise as Expire calls, a few at a time.
+func ExpireAll(ctx context.Context, b Backend, renewals []Renewal) []error {
+	if be, ok := b.(BatchExpirer); ok {
+		errs := be.ExpireBatch(ctx, renewals)
+		if len(errs) == len(renewals) {
+			return errs
+		}
+		err := fmt.Errorf("ExpireBatch returned %d results for %d renewals", len(errs), len(renewals))
+		errs = make([]error, len(renewals))
+		for i := range errs {
+			errs[i] = err
+		}
+		return errs
+	}
+	errs := make([]error, len(renewals))
+	if len(renewals) == 1 {
+		errs[0] = b.Expire(ctx, renewals[0].Key, renewals[0].Owner, renewals[0].TTL)
+		return errs
+	}
+	limit := make(chan struct{}, maxConcurrentRenewals)
+	var wg sync.WaitGroup
+	for i, r := range renewals {
+		limit <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-limit }()
+			errs[i] = b.Expire(ctx, r.Key, r.Owner, r.TTL)
+		})
+	}
+	wg.Wait()
+	return errs
+}
