@@ -360,23 +360,19 @@ func testQueueInvalidInput(ctx context.Context, t *testing.T, s *suite) {
 		name string
 		call func() error
 	}{
-		{"TryLockQueued zero patience", func() error {
-			_, err := qb.TryLock(ctx, driver.Request{Key: key, Owner: b, TTL: s.long, Patience: 0})
-			return err
-		}},
-		{"TryLockQueued negative patience", func() error {
+		{"TryLock with patience, negative patience", func() error {
 			_, err := qb.TryLock(ctx, driver.Request{Key: key, Owner: b, TTL: s.long, Patience: -time.Second})
 			return err
 		}},
-		{"TryLockQueued zero lease", func() error {
+		{"TryLock with patience, zero lease", func() error {
 			_, err := qb.TryLock(ctx, driver.Request{Key: key, Owner: b, TTL: 0, Patience: s.long})
 			return err
 		}},
-		{"TryLockQueued empty key", func() error {
+		{"TryLock with patience, empty key", func() error {
 			_, err := qb.TryLock(ctx, driver.Request{Key: "", Owner: b, TTL: s.long, Patience: s.long})
 			return err
 		}},
-		{"TryLockQueued empty owner", func() error {
+		{"TryLock with patience, empty owner", func() error {
 			_, err := qb.TryLock(ctx, driver.Request{Key: key, Owner: "", TTL: s.long, Patience: s.long})
 			return err
 		}},
