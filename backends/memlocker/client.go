@@ -2,7 +2,6 @@ package memlocker
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
@@ -13,10 +12,14 @@ import (
 // capability, and faults that tests inject into it alone.
 type Client struct {
 	store *Store
+	// guard turns calls away after Close and lets Close wait for the calls
+	// in flight; closing ends the latencies those calls may be sleeping.
+	guard     driver.Guard
+	closing   chan struct{}
+	closeOnce sync.Once
 
 	mu       sync.Mutex
 	faults   faults
-	closed   bool
 	calls    map[string]int
 	watchers map[*driver.Callback]watched
 }
@@ -24,11 +27,13 @@ type Client struct {
 var (
 	_ driver.Backend       = (*Client)(nil)
 	_ driver.Notifier      = (*Client)(nil)
+	_ driver.Queuer        = (*Client)(nil)
 	_ driver.Inspector     = (*Client)(nil)
 	_ driver.ForceUnlocker = (*Client)(nil)
 	_ driver.BatchExpirer  = (*Client)(nil)
+	_ driver.Fencer        = (*Client)(nil)
 	_ driver.Granular      = (*Client)(nil)
-	_ driver.Queuer        = (*Client)(nil)
+	_ driver.Endpointer    = (*Client)(nil)
 	_ driver.Clocked       = (*Client)(nil)
 )
 
@@ -36,6 +41,7 @@ var (
 func (s *Store) Client() *Client {
 	return &Client{
 		store:    s,
+		closing:  make(chan struct{}),
 		calls:    make(map[string]int),
 		watchers: make(map[*driver.Callback]watched),
 	}
@@ -53,12 +59,12 @@ func (c *Client) TryLock(ctx context.Context, r driver.Request) (driver.Grant, e
 	if err := driver.CheckRequest(r); err != nil {
 		return driver.Grant{}, err
 	}
-	var g driver.Grant
-	var n []*driver.Callback
 	op := "trylock"
 	if r.Patience > 0 {
 		op = "trylockqueued" // counted apart (see Calls)
 	}
+	var g driver.Grant
+	var n []*driver.Callback
 	err := c.call(ctx, op, func() { g, n = c.store.tryLock(r.Key, r.Owner, r.TTL, r.Patience) })
 	notify(n)
 	if err != nil {
@@ -69,7 +75,7 @@ func (c *Client) TryLock(ctx context.Context, r driver.Request) (driver.Grant, e
 
 // Unlock implements driver.Backend.
 func (c *Client) Unlock(ctx context.Context, key, owner string) error {
-	if err := validate(key, owner, time.Second); err != nil {
+	if err := driver.CheckOwner(key, owner); err != nil {
 		return err
 	}
 	var result error
@@ -84,7 +90,7 @@ func (c *Client) Unlock(ctx context.Context, key, owner string) error {
 
 // Expire implements driver.Backend.
 func (c *Client) Expire(ctx context.Context, key, owner string, ttl time.Duration) error {
-	if err := validate(key, owner, ttl); err != nil {
+	if err := driver.CheckLease(key, owner, ttl); err != nil {
 		return err
 	}
 	var result error
@@ -100,7 +106,7 @@ func (c *Client) ExpireBatch(ctx context.Context, renewals []driver.Renewal) []e
 	errs := make([]error, len(renewals))
 	err := c.call(ctx, "expirebatch", func() {
 		for i, r := range renewals {
-			if errs[i] = validate(r.Key, r.Owner, r.TTL); errs[i] == nil {
+			if errs[i] = driver.CheckLease(r.Key, r.Owner, r.TTL); errs[i] == nil {
 				errs[i] = c.store.expire(r.Key, r.Owner, r.TTL)
 			}
 		}
@@ -113,104 +119,22 @@ func (c *Client) ExpireBatch(ctx context.Context, renewals []driver.Renewal) []e
 	return errs
 }
 
-// Inspect implements driver.Inspector.
-func (c *Client) Inspect(ctx context.Context, key string) (driver.State, error) {
-	if key == "" {
-		return driver.State{}, fmt.Errorf("%w: empty key", driver.ErrInvalid)
-	}
-	var st driver.State
-	err := c.call(ctx, "inspect", func() { st = c.store.inspect(key) })
-	return st, err
-}
-
-// ForceUnlock implements driver.ForceUnlocker.
-func (c *Client) ForceUnlock(ctx context.Context, key string) (bool, error) {
-	if key == "" {
-		return false, fmt.Errorf("%w: empty key", driver.ErrInvalid)
-	}
-	var held bool
-	var n []*driver.Callback
-	err := c.call(ctx, "forceunlock", func() { held, n = c.store.forceUnlock(key) })
-	notify(n)
-	return held, err
-}
-
-// Watch implements driver.Notifier. While the client is partitioned its
-// watchers hear nothing; when it heals they are all called, as after a
-// reconnection.
-func (c *Client) Watch(ctx context.Context, key string, fn func()) (func(), error) {
-	if key == "" {
-		return nil, fmt.Errorf("%w: empty key", driver.ErrInvalid)
-	}
-	return c.watch(ctx, "watch", watched{key: key}, fn)
-}
-
-// watch registers fn as a watcher of what with the store.
-func (c *Client) watch(ctx context.Context, op string, what watched, fn func()) (func(), error) {
-	if fn == nil {
-		return nil, fmt.Errorf("%w: nil callback", driver.ErrInvalid)
-	}
-	w := driver.NewCallback(func() {
-		if !c.isPartitioned() {
-			fn()
-		}
-	})
-	var closed bool
-	err := c.call(ctx, op, func() {
-		c.mu.Lock()
-		// Close may have run since call checked: a closed client keeps no
-		// watchers. Registering under c.mu lets Close find the watcher.
-		if closed = c.closed; !closed {
-			c.watchers[w] = what
-			c.store.addWatcher(what, w)
-		}
-		c.mu.Unlock()
-	})
-	if err == nil && closed {
-		err = driver.ErrClosed
-	}
-	if err != nil {
-		return nil, err
-	}
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			c.mu.Lock()
-			delete(c.watchers, w)
-			c.mu.Unlock()
-			c.store.removeWatcher(what, w)
-		})
-	}, nil
-}
-
-// Clock implements driver.Clocked: the store's clock (WithClock), or nil
-// for the system clock. A Mutex on the client runs on it.
-func (c *Client) Clock() driver.Clock { return c.store.clock }
-
-// Granularity implements driver.Granular.
-func (c *Client) Granularity() time.Duration {
-	if g := c.store.granularity; g > 0 {
-		return g
-	}
-	return time.Millisecond
-}
-
-// Close implements driver.Backend: later calls fail with driver.ErrClosed and
-// the client's watchers are stopped. Locks it holds stay until they expire.
+// Close implements driver.Backend: later calls fail with driver.ErrClosed,
+// calls sleeping out an injected latency end at once (without running), and
+// once the calls in flight have returned the client's watchers are
+// stopped. Locks it holds stay until they expire.
 func (c *Client) Close() error {
-	c.mu.Lock()
-	if c.closed {
+	c.closeOnce.Do(func() { close(c.closing) })
+	return c.guard.Close(func() error {
+		c.mu.Lock()
+		ws := c.watchers
+		c.watchers = nil
 		c.mu.Unlock()
+		for w, what := range ws {
+			c.store.removeWatcher(what, w)
+		}
 		return nil
-	}
-	c.closed = true
-	ws := c.watchers
-	c.watchers = nil
-	c.mu.Unlock()
-	for w, what := range ws {
-		c.store.removeWatcher(what, w)
-	}
-	return nil
+	})
 }
 
 // Calls returns how many calls of op ("trylock", "unlock", "expire",
@@ -221,16 +145,4 @@ func (c *Client) Calls(op string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.calls[op]
-}
-
-func validate(key, owner string, ttl time.Duration) error {
-	switch {
-	case key == "":
-		return fmt.Errorf("%w: empty key", driver.ErrInvalid)
-	case owner == "":
-		return fmt.Errorf("%w: empty owner", driver.ErrInvalid)
-	case ttl <= 0:
-		return fmt.Errorf("%w: non-positive lease %v", driver.ErrInvalid, ttl)
-	}
-	return nil
 }

@@ -1,5 +1,6 @@
 // Package memlocker is distlock's in-memory reference backend, for tests and
-// examples. It has the exact semantics the conformance suite expects
+// examples, and the worked example of a driver (see package driver,
+// "Writing a backend"). It has the exact semantics the conformance suite expects
 // (re-entry, expiry, fencing tokens, release notification, inspection,
 // force unlock, batched renewal, a first-come wait queue), an injectable
 // clock so tests move time without sleeping, and per-client fault
@@ -12,9 +13,9 @@
 // # Clock
 //
 // A store built WithClock(c) expires its leases by c, and its clients
-// report c (Client.Clock, the driver.Clocked capability), so a
-// locker.Mutex on them runs on c as well: lease deadlines and Done, the
-// watchdog's renewals and the sleeps of a waiting Lock. With a ManualClock a
+// report c (Client.Clock, the driver.Clocked capability), so the Mutexes
+// of a locker.Store made from one run on c as well: lease deadlines and
+// Done, the watchdog's renewals and the sleeps of a waiting Lock. With a ManualClock a
 // test moves all of them together, without sleeping: Advance calls the
 // timers that fall due, in order, before it returns, so a lease's Done is
 // closed once Advance passes its Deadline. What a timer only starts runs in
@@ -26,7 +27,8 @@
 // # Wait queue
 //
 // Clients implement driver.Queuer: each key has a first-come queue of
-// waiters, joined by TryLockQueued. When a key with waiters becomes free (a
+// waiters, joined by a TryLock whose driver.Request has a positive
+// Patience. When a key with waiters becomes free (a
 // final Unlock, ForceUnlock, a reservation given back by Unlock or Dequeue,
 // or an attempt that finds the lease ran out), the entries whose patience
 // has lapsed are dropped from the head of the queue and the key is reserved
@@ -34,7 +36,7 @@
 // fencing token, and a lease until that waiter's patience runs out. Only
 // that owner's WatchTurn watchers are called. With nobody left in line the
 // key is simply freed, and its Watch watchers hear of the release. A plain
-// TryLock never joins the queue but respects it: on a free key whose queue
+// TryLock (no Patience) never joins the queue but respects it: on a free key whose queue
 // has another owner first, it reserves the key for that owner and is
 // refused. An entry that lapses further back in the queue stays until it
 // reaches the head; its owner keeps its place if it calls again before
@@ -46,13 +48,14 @@
 //
 // # URLs
 //
-// Importing the package registers the "mem" scheme with locker.Open:
+// Importing the package registers the "mem" scheme with driver.Register,
+// for locker.Open and driver.Open:
 //
 //	mem://NAME
 //
 // opens a new Client of the store called NAME in this process; every Open of
-// the same NAME reaches the same Store, so Mutexes opened from one URL
-// contend, and different names are independent stores (NAME may be empty).
+// the same NAME reaches the same Store, so Mutexes of Stores opened from one
+// URL contend, and different names are independent stores (NAME may be empty).
 // The stores live as long as the process: a mem URL never reaches another
 // process. The URL takes no user, port, path, query parameter or fragment;
 // any of them is an error wrapping driver.ErrInvalid.
@@ -62,4 +65,14 @@
 // A holder's label (locker.WithLabel) is part of its owner identity, which
 // the store keeps with the hold: Inspect returns it with the owner, and
 // Mutex.Inspect reports it as State.Label.
+//
+// # Errors
+//
+// Bad arguments fail with the words of package driver's checks (an error
+// wrapping driver.ErrInvalid), before the call counts or runs; calls after
+// Close fail with driver.ErrClosed. Injected faults return ErrInjected (or
+// the error given to FailNext), ErrPartitioned, which ran nothing, and
+// ErrTimeout, whose operation ran: its outcome is unknown to the caller.
+// Request.Floor is ignored: tokens count up from 1 on every key, so that
+// tests can predict them.
 package memlocker

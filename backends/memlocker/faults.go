@@ -86,13 +86,15 @@ func (c *Client) isPartitioned() bool {
 	return c.faults.partitioned
 }
 
-// call runs op on the store through the client's faults.
+// call runs op on the store through the client's faults. It runs nothing
+// after Close, and a call sleeping out a latency when Close comes returns
+// ErrClosed at once, having run nothing.
 func (c *Client) call(ctx context.Context, op string, run func()) error {
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		return driver.ErrClosed
+	if err := c.guard.Enter(); err != nil {
+		return err
 	}
+	defer c.guard.Exit()
+	c.mu.Lock()
 	c.calls[op]++
 	f := &c.faults
 	if f.partitioned {
@@ -114,11 +116,13 @@ func (c *Client) call(ctx context.Context, op string, run func()) error {
 
 	if latency > 0 {
 		t := time.NewTimer(latency)
+		defer t.Stop()
 		select {
 		case <-t.C:
 		case <-ctx.Done():
-			t.Stop()
 			return ctx.Err()
+		case <-c.closing:
+			return driver.ErrClosed
 		}
 	}
 	if err := ctx.Err(); err != nil {

@@ -2,21 +2,18 @@ package memlocker
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/distlock/distlock/driver"
 )
 
-var _ driver.Fencer = (*Client)(nil)
-
 // Fence implements driver.Fencer: it raises the token of owner's hold on key
 // to at least token, and key's counter with it.
 func (c *Client) Fence(ctx context.Context, key, owner string, token uint64) error {
-	if err := validate(key, owner, 1); err != nil {
+	if err := driver.CheckOwner(key, owner); err != nil {
 		return err
 	}
 	if token == 0 {
-		return fmt.Errorf("%w: zero fencing token", driver.ErrInvalid)
+		return driver.Invalid("zero fencing token")
 	}
 	var result error
 	if err := c.call(ctx, "fence", func() { result = c.store.fence(key, owner, token) }); err != nil {

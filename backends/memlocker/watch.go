@@ -1,11 +1,58 @@
 package memlocker
 
-import "github.com/distlock/distlock/driver"
+import (
+	"context"
+	"sync"
+
+	"github.com/distlock/distlock/driver"
+)
 
 // watched is what a watcher hears of: the releases of key (owner "",
 // Watch) or its reservations for owner (WatchTurn).
 type watched struct {
 	key, owner string
+}
+
+// Watch implements driver.Notifier. While the client is partitioned its
+// watchers hear nothing; when it heals they are all called, as after a
+// reconnection.
+func (c *Client) Watch(ctx context.Context, key string, fn func()) (func(), error) {
+	if err := driver.CheckKey(key); err != nil {
+		return nil, err
+	}
+	return c.watch(ctx, "watch", watched{key: key}, fn)
+}
+
+// watch registers fn as a watcher of what with the store. The watcher is
+// registered inside the call, so Close, which waits for calls in flight,
+// finds it and stops it.
+func (c *Client) watch(ctx context.Context, op string, what watched, fn func()) (func(), error) {
+	if fn == nil {
+		return nil, driver.Invalid("nil callback")
+	}
+	w := driver.NewCallback(func() {
+		if !c.isPartitioned() {
+			fn()
+		}
+	})
+	err := c.call(ctx, op, func() {
+		c.mu.Lock()
+		c.watchers[w] = what
+		c.mu.Unlock()
+		c.store.addWatcher(what, w)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			c.mu.Lock()
+			delete(c.watchers, w)
+			c.mu.Unlock()
+			c.store.removeWatcher(what, w)
+		})
+	}, nil
 }
 
 // watchersOf returns a snapshot of the watchers of what. s.mu must be held.

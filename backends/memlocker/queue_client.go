@@ -2,7 +2,6 @@ package memlocker
 
 import (
 	"context"
-	"time"
 
 	"github.com/distlock/distlock/driver"
 )
@@ -11,7 +10,7 @@ import (
 // reservation of key for owner passes to the next waiter. A hold that owner
 // took is left alone.
 func (c *Client) Dequeue(ctx context.Context, key, owner string) error {
-	if err := validate(key, owner, time.Second); err != nil {
+	if err := driver.CheckOwner(key, owner); err != nil {
 		return err
 	}
 	var n []*driver.Callback
@@ -24,7 +23,7 @@ func (c *Client) Dequeue(ctx context.Context, key, owner string) error {
 // reserved for owner. While the client is partitioned its watchers hear
 // nothing; when it heals they are all called, as after a reconnection.
 func (c *Client) WatchTurn(ctx context.Context, key, owner string, fn func()) (func(), error) {
-	if err := validate(key, owner, time.Second); err != nil {
+	if err := driver.CheckOwner(key, owner); err != nil {
 		return nil, err
 	}
 	return c.watch(ctx, "watchturn", watched{key, owner}, fn)
