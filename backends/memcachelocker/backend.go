@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/bradfitz/gomemcache/memcache"
@@ -45,7 +44,7 @@ type Backend struct {
 	mc        *memcache.Client
 	ownClient bool
 	prefix    string
-	closed    atomic.Bool
+	guard     driver.Guard
 }
 
 var (
@@ -108,18 +107,22 @@ func (b *Backend) Prefix() string { return b.prefix }
 // seconds.
 func (b *Backend) Granularity() time.Duration { return time.Second }
 
-// Close implements driver.Backend. Later calls return driver.ErrClosed. A
-// backend opened from a URL closes its client; one made with New does not.
+// Close implements driver.Backend. Later calls return driver.ErrClosed. It
+// waits for the calls in flight, which stop at their next memcached
+// command: gomemcache's commands take no context, so each lasts at most the
+// client's Timeout (500 ms by default), and that bounds Close's wait on a
+// dead server. A backend opened from a URL then closes its client; one made
+// with New does not.
 func (b *Backend) Close() error {
-	if b.closed.Swap(true) {
-		return nil
-	}
-	if b.ownClient {
+	return b.guard.Close(func() error {
+		if !b.ownClient {
+			return nil
+		}
 		if err := b.mc.Close(); err != nil {
 			return fmt.Errorf("memcachelocker: closing the client: %w", err)
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // itemKeys returns the keys of lock name's item and of its token counter.
@@ -154,44 +157,25 @@ func expirationUntil(v lockItem, now time.Time) int32 {
 	return max(expiration(v.remaining(now)), 1)
 }
 
-// check validates the arguments common to the lock operations and returns
-// driver.ErrClosed after Close.
-func (b *Backend) check(ctx context.Context, key, owner string, ttl time.Duration, needTTL bool) error {
-	switch {
-	case key == "":
-		return fmt.Errorf("memcachelocker: %w: empty key", driver.ErrInvalid)
-	case owner == "":
-		return fmt.Errorf("memcachelocker: %w: empty owner", driver.ErrInvalid)
-	case needTTL && ttl <= 0:
-		return fmt.Errorf("memcachelocker: %w: non-positive lease %v", driver.ErrInvalid, ttl)
-	case needTTL && ttl > MaxLease:
+// checkMaxLease refuses a lease that memcached would read as an absolute
+// time. It comes after the kit's checks.
+func checkMaxLease(ttl time.Duration) error {
+	if ttl > MaxLease {
 		return fmt.Errorf("memcachelocker: %w: lease %v is longer than memcached's relative expiry allows (%v)", driver.ErrInvalid, ttl, MaxLease)
 	}
-	return b.ready(ctx)
+	return nil
 }
 
-// ready returns driver.ErrClosed after Close, and the context's error once
-// it has ended.
-func (b *Backend) ready(ctx context.Context) error {
-	if b.closed.Load() {
+// live returns driver.ErrClosed once Close has begun, and the context's
+// error once it has ended. A call checks it before each step that comes
+// before its first write, so that a call in flight stops at its next
+// memcached command when Close waits for it, having changed nothing.
+func (b *Backend) live(ctx context.Context) error {
+	if b.guard.Closed() {
 		return driver.ErrClosed
 	}
 	return ctx.Err()
 }
-
-// keyError wraps err with the operation and the lock's name, cut short
-// when long: a long name must not make a long error.
-func keyError(op, key string, err error) error {
-	name := fmt.Sprintf("%q", key)
-	if len(key) > maxKeyInError {
-		name = fmt.Sprintf("%q…(%d bytes)", key[:maxKeyInError], len(key))
-	}
-	return fmt.Errorf("memcachelocker: %s %s: %w", op, name, err)
-}
-
-// maxKeyInError is how much of a lock name the backend's errors quote, as
-// locker.OpError cuts names.
-const maxKeyInError = 200
 
 // newNonce returns a random acquisition identifier.
 func newNonce() string {

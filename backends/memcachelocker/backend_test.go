@@ -83,7 +83,7 @@ func TestCloseLeavesCallersClient(t *testing.T) {
 	assert.ErrorIs(t, err, locker.ErrClosed)
 	_, err = b.Inspect(ctx, "k")
 	assert.ErrorIs(t, err, locker.ErrClosed)
-	assert.ErrorIs(t, b.ExpireBatch(ctx, []driver.Renewal{{Key: "k", Owner: "o", TTL: time.Second}})[0], locker.ErrClosed)
+	assert.ErrorIs(t, driver.ExpireAll(ctx, b, []driver.Renewal{{Key: "k", Owner: "o", TTL: time.Second}})[0], locker.ErrClosed)
 	assert.NoError(t, mc.Set(&memcache.Item{Key: "still", Value: []byte("open")}), "the caller's client still works")
 }
 
@@ -225,7 +225,7 @@ func TestLostRepliesAreUnknown(t *testing.T) {
 	assertUnknown(t, err, "Inspect")
 	_, err = b.ForceUnlock(ctx, "held")
 	assertUnknown(t, err, "ForceUnlock")
-	assertUnknown(t, b.ExpireBatch(ctx, []driver.Renewal{{Key: "held", Owner: "o", TTL: time.Minute}})[0], "ExpireBatch")
+	assertUnknown(t, driver.ExpireAll(ctx, b, []driver.Renewal{{Key: "held", Owner: "o", TTL: time.Minute}})[0], "ExpireBatch")
 	p.Heal()
 
 	// Each call above stalled on its first read, so none of them wrote.

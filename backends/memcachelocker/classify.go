@@ -10,6 +10,17 @@ import (
 	"github.com/distlock/distlock/driver"
 )
 
+// failed gives an error of a call the package's name, once: the Store
+// names the operation and the lock. ErrNotHeld and ErrClosed, which say all
+// there is to say, are returned as they are, as are the kit's argument
+// checks, which never reach failed.
+func failed(err error) error {
+	if err == nil || err == driver.ErrNotHeld || err == driver.ErrClosed {
+		return err
+	}
+	return fmt.Errorf("memcachelocker: %w", err)
+}
+
 // unsent classifies the error of one memcached command: a failed dial
 // (refused, unreachable, timed out connecting) means the command was never
 // sent, and wraps driver.ErrUnavailable; any other error is returned as it

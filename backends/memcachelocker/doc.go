@@ -72,25 +72,33 @@
 //
 // # Capabilities
 //
-// The backend offers inspection, force unlock and batched renewal (one
-// multi-get for all the leases due, then a cas for each). memcached cannot
-// notify anyone of a release, so the backend is no driver.Notifier and a
-// waiting Mutex polls.
+// The backend offers inspection and force unlock. memcached cannot notify
+// anyone of a release, so the backend is no driver.Notifier and a waiting
+// Mutex polls; it has no wait queue (driver.Queuer), so TryLock ignores
+// Request.Patience; and it renews many leases only as many cas calls, so it
+// is no driver.BatchExpirer: the Store renews its leases with concurrent
+// Expire calls. TryLock ignores Request.Floor (see driver.Fencer).
 //
 // # Errors
 //
-// Bad input gets driver.ErrInvalid, calls after Close driver.ErrClosed, an
-// Unlock or Expire by an owner that does not hold the lock driver.ErrNotHeld.
+// Bad input gets driver.ErrInvalid (in the words of package driver's
+// checks, then memcached's own limits), calls after Close driver.ErrClosed,
+// an Unlock or Expire by an owner that does not hold the lock
+// driver.ErrNotHeld. Other errors begin with "memcachelocker:" and say what
+// went wrong, and only that: the Store adds the operation and the lock's
+// name.
 // A call whose first write could not even be sent, because no connection
 // to the server could be made, gets driver.ErrUnavailable: nothing was
 // changed. Any other error (a timeout, a lost connection, a context that ended
 // between the steps of a call) means the outcome is unknown. gomemcache
 // takes no context: each step is bounded by the client's Timeout, and the
-// context is checked between steps.
+// context is checked between steps. Close waits for the calls in flight,
+// which stop at their next step: at most one Timeout.
 //
 // # URLs
 //
-// Importing the package registers the scheme "memcache" with locker.Open:
+// Importing the package registers the scheme "memcache" with
+// driver.Register, for locker.Open and driver.Open:
 //
 //	memcache://host:port[,host:port...]/?prefix=locks:&timeout=500ms
 //

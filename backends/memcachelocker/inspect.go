@@ -3,7 +3,6 @@ package memcachelocker
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/bradfitz/gomemcache/memcache"
@@ -17,16 +16,28 @@ import (
 // free lock's Token is its counter, or the last token a tombstone
 // remembers if higher: at least the last holder's token.
 func (b *Backend) Inspect(ctx context.Context, key string) (driver.State, error) {
-	if key == "" {
-		return driver.State{}, fmt.Errorf("memcachelocker: %w: empty key", driver.ErrInvalid)
+	if err := driver.CheckKey(key); err != nil {
+		return driver.State{}, err
 	}
-	if err := b.ready(ctx); err != nil {
-		return driver.State{}, keyError("inspect", key, err)
+	if err := b.guard.Enter(); err != nil {
+		return driver.State{}, err
+	}
+	defer b.guard.Exit()
+	st, err := b.inspect(ctx, key)
+	if err != nil {
+		return driver.State{}, failed(err)
+	}
+	return st, nil
+}
+
+func (b *Backend) inspect(ctx context.Context, key string) (driver.State, error) {
+	if err := b.live(ctx); err != nil {
+		return driver.State{}, err
 	}
 	lk, ck := b.itemKeys(key)
 	items, err := b.mc.GetMulti([]string{lk, ck})
 	if err != nil {
-		return driver.State{}, keyError("inspect", key, err)
+		return driver.State{}, err
 	}
 	st := driver.State{Token: readCounter(items, ck)}
 	it, ok := items[lk]
@@ -35,7 +46,7 @@ func (b *Backend) Inspect(ctx context.Context, key string) (driver.State, error)
 	}
 	v, err := decodeItem(it.Value)
 	if err != nil {
-		return driver.State{}, keyError("inspect", key, err)
+		return driver.State{}, err
 	}
 	if v.free {
 		st.Token = max(st.Token, v.token)
@@ -54,27 +65,34 @@ func (b *Backend) Inspect(ctx context.Context, key string) (driver.State, error)
 // tombstone with cas, whoever the owner, and reports whether the lock was
 // held.
 func (b *Backend) ForceUnlock(ctx context.Context, key string) (bool, error) {
-	if key == "" {
-		return false, fmt.Errorf("memcachelocker: %w: empty key", driver.ErrInvalid)
+	if err := driver.CheckKey(key); err != nil {
+		return false, err
 	}
-	if err := b.ready(ctx); err != nil {
-		return false, keyError("forceunlock", key, err)
+	if err := b.guard.Enter(); err != nil {
+		return false, err
 	}
+	defer b.guard.Exit()
+	held, err := b.forceUnlock(ctx, key)
+	return held, failed(err)
+}
+
+// forceUnlock begins a round only when the rounds before it wrote nothing.
+func (b *Backend) forceUnlock(ctx context.Context, key string) (bool, error) {
 	lk, _ := b.itemKeys(key)
 	for range casRounds {
-		if err := ctx.Err(); err != nil {
-			return false, keyError("forceunlock", key, err)
+		if err := b.live(ctx); err != nil {
+			return false, err
 		}
 		it, err := b.mc.Get(lk)
 		if errors.Is(err, memcache.ErrCacheMiss) {
 			return false, nil
 		}
 		if err != nil {
-			return false, keyError("forceunlock", key, err)
+			return false, err
 		}
 		v, err := decodeItem(it.Value)
 		if err != nil {
-			return false, keyError("forceunlock", key, err)
+			return false, err
 		}
 		if v.free {
 			return false, nil
@@ -85,8 +103,8 @@ func (b *Backend) ForceUnlock(ctx context.Context, key string) (bool, error) {
 			return true, nil
 		}
 		if !isCASMiss(err) {
-			return false, keyError("forceunlock", key, err)
+			return false, err
 		}
 	}
-	return false, keyError("forceunlock", key, errContended)
+	return false, errContended
 }

@@ -11,21 +11,27 @@ import (
 	"github.com/distlock/distlock/driver"
 )
 
-// TryLock implements driver.Backend. It reads the lock's item first. A free
-// lock (no item, or a tombstone) is taken with add (or cas over the
-// tombstone) by a token-less hold; then
-// the counter is incremented and the token written with cas, guarded by the
+// TryLock implements driver.Backend; it ignores r.Patience and r.Floor. It
+// reads the lock's item first. A free lock (no item, or a tombstone) is
+// taken with add (or cas over the tombstone) by a token-less hold; then the
+// counter is incremented and the token written with cas, guarded by the
 // acquisition's nonce. A lock the owner holds gets one more hold and a new
 // lease with cas. A lock another owner holds is refused, with the holder's
 // remaining lease.
 func (b *Backend) TryLock(ctx context.Context, r driver.Request) (driver.Grant, error) {
-	key, owner, ttl := r.Key, r.Owner, r.TTL
-	if err := b.check(ctx, key, owner, ttl, true); err != nil {
-		return driver.Grant{}, keyError("trylock", key, err)
+	if err := driver.CheckRequest(r); err != nil {
+		return driver.Grant{}, err
 	}
-	g, err := b.tryLock(ctx, key, owner, ttl)
+	if err := checkMaxLease(r.TTL); err != nil {
+		return driver.Grant{}, err
+	}
+	if err := b.guard.Enter(); err != nil {
+		return driver.Grant{}, err
+	}
+	defer b.guard.Exit()
+	g, err := b.tryLock(ctx, r.Key, r.Owner, r.TTL)
 	if err != nil {
-		return driver.Grant{}, keyError("trylock", key, err)
+		return driver.Grant{}, failed(err)
 	}
 	return g, nil
 }
@@ -47,9 +53,10 @@ func (b *Backend) tryLock(ctx context.Context, key, owner string, ttl time.Durat
 		return false, unsent(err)
 	}
 	// Read first: a released lock leaves a tombstone that add cannot
-	// replace, and a held one needs no write at all.
+	// replace, and a held one needs no write at all. A round begins only
+	// when the rounds before it wrote nothing.
 	for range casRounds {
-		if err := ctx.Err(); err != nil {
+		if err := b.live(ctx); err != nil {
 			return driver.Grant{}, err
 		}
 		it, err := b.mc.Get(lk)
@@ -112,6 +119,9 @@ func (b *Backend) tryLock(ctx context.Context, key, owner string, ttl time.Durat
 func (b *Backend) assignToken(ctx context.Context, lk, ck, owner, nonce string, floor uint64) (driver.Grant, error) {
 	if err := ctx.Err(); err != nil {
 		return driver.Grant{}, fmt.Errorf("the lock was taken without a token before the context ended: %w", err)
+	}
+	if b.guard.Closed() {
+		return driver.Grant{}, errors.New("the lock was taken without a token before the backend closed")
 	}
 	t, err := b.nextToken(ck, floor)
 	if err != nil {

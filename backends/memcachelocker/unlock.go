@@ -13,29 +13,30 @@ import (
 // Unlock implements driver.Backend. It reads the item and, with cas, lowers
 // the hold count or, at the last hold, replaces the item by a tombstone.
 func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
-	if err := b.check(ctx, key, owner, 0, false); err != nil {
-		return keyError("unlock", key, err)
+	if err := driver.CheckOwner(key, owner); err != nil {
+		return err
 	}
-	err := b.update(ctx, key, owner, func(v lockItem, now time.Time) (lockItem, int32) {
+	if err := b.guard.Enter(); err != nil {
+		return err
+	}
+	defer b.guard.Exit()
+	return failed(b.update(ctx, key, owner, func(v lockItem, now time.Time) (lockItem, int32) {
 		if v.holds > 1 {
 			v.holds--
 			return v, expirationUntil(v, now)
 		}
 		return lockItem{free: true, token: v.token}, tombstoneTTL
-	})
-	if err != nil {
-		return keyError("unlock", key, err)
-	}
-	return nil
+	}))
 }
 
 // update replaces owner's hold on key by change(hold) with cas, reading
 // again when the item changed in between. It returns driver.ErrNotHeld when
-// owner does not hold key.
+// owner does not hold key. A round begins only when the rounds before it
+// wrote nothing.
 func (b *Backend) update(ctx context.Context, key, owner string, change func(lockItem, time.Time) (lockItem, int32)) error {
 	lk, _ := b.itemKeys(key)
 	for range casRounds {
-		if err := ctx.Err(); err != nil {
+		if err := b.live(ctx); err != nil {
 			return err
 		}
 		it, err := b.mc.Get(lk)

@@ -48,7 +48,7 @@ func (v lockItem) encode() []byte {
 // decodeItem parses an item the backend wrote.
 func decodeItem(b []byte) (lockItem, error) {
 	bad := func(why string) (lockItem, error) {
-		return lockItem{}, fmt.Errorf("memcachelocker: item is not a distlock lock (%s): %.40q", why, b)
+		return lockItem{}, fmt.Errorf("item is not a distlock lock (%s): %.40q", why, b)
 	}
 	parts := strings.SplitN(string(b), "\n", 7)
 	if len(parts) < 3 || parts[0] != valueVersion {
