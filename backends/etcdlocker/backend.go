@@ -52,8 +52,15 @@ type Backend struct {
 	hints holdHints
 	bg    background
 
-	mu      sync.Mutex
-	closed  bool
+	// guard turns calls away after Close and lets Close wait for the calls
+	// in flight; halted ends with Close, and ends those calls' contexts
+	// with it, so that Close does not wait out a server that does not
+	// answer.
+	guard  driver.Guard
+	halted context.Context
+	halt   context.CancelFunc
+
+	mu      sync.Mutex // guards watches
 	watches map[string]*keyWatch
 }
 
@@ -91,9 +98,30 @@ func WithCallTimeout(d time.Duration) Option {
 	}
 }
 
-// bound limits ctx to the backend's call timeout.
-func (b *Backend) bound(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, b.callTimeout)
+// call starts a call: after the close guard lets it in, it bounds ctx by
+// the call timeout and by Close, and waits for a connection (see connect).
+// When call returns nil, the caller must call done at the end of the call.
+func (b *Backend) call(ctx context.Context) (_ context.Context, done func(), _ error) {
+	if err := b.guard.Enter(); err != nil {
+		return ctx, nil, err
+	}
+	if b.halted.Err() != nil {
+		// Close has begun and is cancelling the calls in flight.
+		b.guard.Exit()
+		return ctx, nil, driver.ErrClosed
+	}
+	ctx, cancel := context.WithTimeout(ctx, b.callTimeout)
+	unhook := context.AfterFunc(b.halted, cancel)
+	done = func() {
+		unhook()
+		cancel()
+		b.guard.Exit()
+	}
+	if err := b.connect(ctx); err != nil {
+		done()
+		return ctx, nil, failed(err)
+	}
+	return ctx, done, nil
 }
 
 // New returns a Backend over cli. Close stops the backend's watches and
@@ -104,6 +132,7 @@ func New(cli *clientv3.Client, opts ...Option) (*Backend, error) {
 		return nil, fmt.Errorf("etcdlocker: %w: nil client", driver.ErrInvalid)
 	}
 	b := &Backend{cli: cli, prefix: DefaultPrefix, callTimeout: DefaultCallTimeout, clock: time.Now, watches: make(map[string]*keyWatch)}
+	b.halted, b.halt = context.WithCancel(context.Background())
 	for _, opt := range opts {
 		if err := opt(b); err != nil {
 			return nil, err
@@ -123,44 +152,33 @@ func (b *Backend) Prefix() string { return b.prefix }
 // seconds.
 func (b *Backend) Granularity() time.Duration { return time.Second }
 
-// Close implements driver.Backend: it stops the backend's watches and its
-// background work, revokes the leases no lock uses any more (within the
-// call timeout; leases it cannot revoke run out by themselves), and, if the
-// backend was opened from a URL, closes its client. Later calls return driver.ErrClosed. Locks stay
-// until their leases end.
+// Close implements driver.Backend: it cancels the calls in flight (their
+// outcome is unknown) and waits for them, stops the backend's watches and
+// its background work, revokes the leases no lock uses any more (within
+// the call timeout; leases it cannot revoke run out by themselves), and, if
+// the backend was opened from a URL, closes its client. Later calls return
+// driver.ErrClosed. Locks stay until their leases end.
 func (b *Backend) Close() error {
-	b.mu.Lock()
-	if b.closed {
+	b.halt()
+	return b.guard.Close(func() error {
+		b.mu.Lock()
+		ws := b.watches
+		b.watches = nil
 		b.mu.Unlock()
-		return nil
-	}
-	b.closed = true
-	ws := b.watches
-	b.watches = nil
-	b.mu.Unlock()
-	for _, w := range ws {
-		w.cancel()
-	}
-	for _, w := range ws {
-		<-w.done
-	}
-	b.stopBackground()
-	if b.ownClient {
-		if err := b.cli.Close(); err != nil {
-			return fmt.Errorf("etcdlocker: closing the client: %w", err)
+		for _, w := range ws {
+			w.cancel()
 		}
-	}
-	return nil
-}
-
-// checkOpen returns driver.ErrClosed after Close.
-func (b *Backend) checkOpen() error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
-		return driver.ErrClosed
-	}
-	return nil
+		for _, w := range ws {
+			<-w.done
+		}
+		b.stopBackground()
+		if b.ownClient {
+			if err := b.cli.Close(); err != nil {
+				return fmt.Errorf("etcdlocker: closing the client: %w", err)
+			}
+		}
+		return nil
+	})
 }
 
 // etcdKey is the key of lock name.
@@ -185,16 +203,19 @@ func (b *Backend) noteGranted(asked, granted int64) {
 	}
 }
 
-// validate checks the arguments common to the lock operations.
-func validate(key, owner string, ttl time.Duration, needTTL bool) error {
-	switch {
-	case key == "":
-		return fmt.Errorf("etcdlocker: %w: empty key", driver.ErrInvalid)
-	case owner == "":
-		return fmt.Errorf("etcdlocker: %w: empty owner", driver.ErrInvalid)
-	case needTTL && ttl <= 0:
-		return fmt.Errorf("etcdlocker: %w: non-positive lease %v", driver.ErrInvalid, ttl)
-	case needTTL && ttl > time.Duration(maxLeaseSeconds)*time.Second:
+// checkLease is driver.CheckLease, and refuses a lease longer than etcd
+// grants.
+func checkLease(key, owner string, ttl time.Duration) error {
+	if err := driver.CheckLease(key, owner, ttl); err != nil {
+		return err
+	}
+	return checkMaxLease(ttl)
+}
+
+// checkMaxLease refuses a lease longer than etcd grants. It comes after the
+// kit's checks.
+func checkMaxLease(ttl time.Duration) error {
+	if ttl > time.Duration(maxLeaseSeconds)*time.Second {
 		return fmt.Errorf("etcdlocker: %w: lease %v is longer than etcd's longest (%d s)", driver.ErrInvalid, ttl, maxLeaseSeconds)
 	}
 	return nil

@@ -17,31 +17,31 @@ import (
 	"github.com/distlock/distlock/driver"
 )
 
-// maxKeyInError is how much of a lock name the backend's errors quote, as
-// locker.OpError cuts names: a long name must not make a long error.
-const maxKeyInError = 200
-
 // maxCauseInError bounds the text of a cause quoted from gRPC or etcd,
 // which may repeat what was sent.
 const maxCauseInError = 300
 
-// keyError wraps err with the operation and the lock's name, classified:
-// a request too large for the server or the client's message limit was
-// refused before it was applied (ErrInvalid); a call that found no
-// connection was never sent (ErrUnavailable); anything else keeps its
-// meaning (an unknown outcome stays one).
-func keyError(op, key string, err error) error {
-	at := op + " " + quoted(key)
+// failed gives an error of a call the package's name, once (the Store names
+// the operation and the lock), classified: a request too large for the
+// server or the client's message limit was refused before it was applied
+// (ErrInvalid); a call that found no connection was never sent
+// (ErrUnavailable); anything else keeps its meaning (an unknown outcome
+// stays one). ErrNotHeld and ErrClosed, which say all there is to say, are
+// returned as they are, as are the kit's argument checks, which never reach
+// failed.
+func failed(err error) error {
 	switch {
+	case err == nil || err == driver.ErrNotHeld || err == driver.ErrClosed:
+		return err
 	case tooLarge(err):
-		return fmt.Errorf("etcdlocker: %s: %w: the request is larger than etcd accepts (a lock name this long cannot be stored): %s",
-			at, driver.ErrInvalid, cut(err.Error()))
+		return fmt.Errorf("etcdlocker: %w: the request is larger than etcd accepts (a lock name this long cannot be stored): %s",
+			driver.ErrInvalid, cut(err.Error()))
 	case notSent(err):
-		return fmt.Errorf("etcdlocker: %s: %w: cannot reach etcd, nothing was sent: %s", at, driver.ErrUnavailable, cut(err.Error()))
+		return fmt.Errorf("etcdlocker: %w: cannot reach etcd, nothing was sent: %s", driver.ErrUnavailable, cut(err.Error()))
 	case refusedUser(err):
-		return fmt.Errorf("etcdlocker: %s: %w: %s", at, driver.ErrInvalid, userAdvice(err))
+		return fmt.Errorf("etcdlocker: %w: %s", driver.ErrInvalid, userAdvice(err))
 	}
-	return fmt.Errorf("etcdlocker: %s: %w", at, err)
+	return fmt.Errorf("etcdlocker: %w", err)
 }
 
 // refusedUser reports whether etcd refused the client's user before it
@@ -59,14 +59,6 @@ func userAdvice(err error) string {
 		return "etcd refused the user: it needs readwrite permission on the backend's prefix (" + err.Error() + ")"
 	}
 	return "authentication failed: check the user and password in the URL (etcd://user:password@host) or the client's Username and Password (" + err.Error() + ")"
-}
-
-// quoted returns key quoted for an error message, cut short when long.
-func quoted(key string) string {
-	if len(key) > maxKeyInError {
-		return fmt.Sprintf("%q…(%d bytes)", key[:maxKeyInError], len(key))
-	}
-	return fmt.Sprintf("%q", key)
 }
 
 // cut shortens a quoted cause.
@@ -101,7 +93,7 @@ func notSent(err error) bool {
 		strings.Contains(msg, "there is no connection available")
 }
 
-// begin starts a call: ErrClosed after Close, and ErrUnavailable when the
+// connect waits for a connection to etcd: it returns ErrUnavailable when the
 // client has no connection to etcd and cannot make one before ctx ends. The
 // etcd client would otherwise hold the call until its context ends (it
 // waits for a connection), and report that as a deadline, an unknown
@@ -111,10 +103,7 @@ func notSent(err error) bool {
 // again, so when none is ready begin dials the endpoints itself: if none
 // answers, the call fails at once; if one does (the server is back), the
 // client is told to reconnect now, and the call waits for that.
-func (b *Backend) begin(ctx context.Context) error {
-	if err := b.checkOpen(); err != nil {
-		return err
-	}
+func (b *Backend) connect(ctx context.Context) error {
 	conn := b.cli.ActiveConnection()
 	retried := false
 	for {
@@ -124,17 +113,17 @@ func (b *Backend) begin(ctx context.Context) error {
 			return nil
 		case connectivity.TransientFailure:
 			if retried || !b.anyEndpointAnswers(ctx) {
-				return fmt.Errorf("etcdlocker: %w: cannot connect to etcd at %v, nothing was sent", driver.ErrUnavailable, b.cli.Endpoints())
+				return fmt.Errorf("%w: cannot connect to etcd at %v, nothing was sent", driver.ErrUnavailable, b.cli.Endpoints())
 			}
 			retried = true
 			conn.ResetConnectBackoff()
 		case connectivity.Shutdown:
-			return fmt.Errorf("etcdlocker: %w: the etcd client is closed", driver.ErrClosed)
+			return fmt.Errorf("%w: the etcd client is closed", driver.ErrClosed)
 		case connectivity.Idle:
 			conn.Connect()
 		}
 		if !conn.WaitForStateChange(ctx, state) {
-			return fmt.Errorf("etcdlocker: %w: no connection to etcd at %v before the deadline, nothing was sent: %w",
+			return fmt.Errorf("%w: no connection to etcd at %v before the deadline, nothing was sent: %w",
 				driver.ErrUnavailable, b.cli.Endpoints(), ctx.Err())
 		}
 	}

@@ -47,7 +47,10 @@
 //
 // The backend offers every optional capability: release notification
 // (an etcd watch per key, shared by all waiters of the backend), inspection,
-// force unlock and batched renewal.
+// force unlock and batched renewal (one read, one keep-alive stream and one
+// check for all the leases due). etcd keeps no wait queue, so TryLock
+// ignores Request.Patience, and revisions are the tokens, so it ignores
+// Request.Floor.
 //
 // # Fencing tokens
 //
@@ -75,24 +78,28 @@
 //
 // # Errors
 //
-// Bad input gets driver.ErrInvalid, calls after Close driver.ErrClosed, an
+// Bad input gets driver.ErrInvalid (in the words of package driver's
+// checks, then etcd's own limits), calls after Close driver.ErrClosed, an
 // Unlock or Expire by an owner that does not hold the lock driver.ErrNotHeld.
 // A request larger than etcd accepts (a very long lock name) is
-// driver.ErrInvalid too. A call made while the client has no connection to
+// driver.ErrInvalid too. Other errors begin with "etcdlocker:" and say what
+// went wrong, and only that: the Store adds the operation and the lock's
+// name. A call made while the client has no connection to
 // any server, and cannot make one, fails at once with driver.ErrUnavailable:
-// nothing was sent. Errors quote at most a short prefix of a lock name.
-// Any other error (a timeout, a lost connection, a context that ended while
+// nothing was sent. Any other error (a timeout, a lost connection, a context that ended while
 // a transaction was in flight) means the outcome is unknown: the lock may or
 // may not have changed. Such a call is never reported as "not acquired".
 //
 // The etcd client waits for a reachable server as long as a call's context
 // lasts. A backend must not wait, so every call is also bounded by the
-// backend's call timeout (DefaultCallTimeout, or WithCallTimeout).
+// backend's call timeout (DefaultCallTimeout, or WithCallTimeout). Close
+// cancels the calls in flight, whose outcome is then unknown, and waits for
+// them: it does not wait out a server that does not answer.
 //
 // # URLs
 //
 // Importing the package registers the schemes "etcd" and "etcds" (TLS) with
-// locker.Open:
+// driver.Register, for locker.Open and driver.Open:
 //
 //	etcd://[user:password@]host:port[,host:port...]/?prefix=locks/&dial_timeout=5s
 //	etcds://host:port/?ca_file=/etc/etcd/ca.pem&cert_file=client.pem&key_file=client-key.pem

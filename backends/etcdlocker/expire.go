@@ -3,9 +3,10 @@ package etcdlocker
 import (
 	"context"
 	"errors"
-	"sync"
+	"fmt"
 	"time"
 
+	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -17,9 +18,6 @@ import (
 // limit on operations per transaction is 128.
 const maxTxnReads = 128
 
-// maxConcurrentKeepAlives bounds the lease renewals of one batch in flight.
-const maxConcurrentKeepAlives = 16
-
 // Expire implements driver.Backend. When the key is on a lease of its own
 // of the length asked for, it renews that lease and then checks that the
 // key is still the owner's and bound to it (a renewed lease whose key is
@@ -29,60 +27,76 @@ const maxConcurrentKeepAlives = 16
 // key to it in a transaction guarded by the key's revision; a lease of the
 // key's own that it left is revoked.
 func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Duration) error {
-	ctx, cancel := b.bound(ctx)
-	defer cancel()
-	return b.ExpireBatch(ctx, []driver.Renewal{{Key: key, Owner: owner, TTL: ttl}})[0]
+	if err := checkLease(key, owner, ttl); err != nil {
+		return err
+	}
+	ctx, done, err := b.call(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	errs := []error{nil}
+	b.renew(ctx, []driver.Renewal{{Key: key, Owner: owner, TTL: ttl}}, []int{0}, errs)
+	return errs[0]
 }
 
-// ExpireBatch implements driver.BatchExpirer: one transaction reads every
-// key, the leases are renewed concurrently, and one more transaction checks
-// that the keys are still bound to them.
+// ExpireBatch implements driver.BatchExpirer, as Expire does for each
+// renewal but in a fixed number of round trips: one transaction reads
+// every key, one keep-alive stream renews the leases, and one more
+// transaction checks that the keys are still bound to them.
 func (b *Backend) ExpireBatch(ctx context.Context, renewals []driver.Renewal) []error {
-	ctx, cancel := b.bound(ctx)
-	defer cancel()
 	errs := make([]error, len(renewals))
-	if len(renewals) == 0 {
+	var todo []int
+	for i, r := range renewals {
+		if errs[i] = checkLease(r.Key, r.Owner, r.TTL); errs[i] == nil {
+			todo = append(todo, i)
+		}
+	}
+	if len(todo) == 0 {
 		return errs
 	}
-	if err := b.begin(ctx); err != nil {
-		for i := range errs {
+	ctx, done, err := b.call(ctx)
+	if err != nil {
+		for _, i := range todo {
 			errs[i] = err
 		}
 		return errs
 	}
-	var todo []int
-	for i, r := range renewals {
-		if errs[i] = validate(r.Key, r.Owner, r.TTL, true); errs[i] == nil {
-			todo = append(todo, i)
-		}
-	}
+	defer done()
+	b.renew(ctx, renewals, todo, errs)
+	return errs
+}
+
+// renew performs the renewals[todo] and sets their errors in errs.
+func (b *Backend) renew(ctx context.Context, renewals []driver.Renewal, todo []int, errs []error) {
 	kvs, err := b.readKeys(ctx, renewals, todo)
 	if err != nil {
 		for _, i := range todo {
-			errs[i] = keyError("expire", renewals[i].Key, err)
+			errs[i] = failed(err)
 		}
-		return errs
+		return
 	}
 	leases := make(map[int]clientv3.LeaseID)
-	var moves []int
+	var kept, moves []int
 	for j, i := range todo {
 		r, kv := renewals[i], kvs[j]
 		v, err := b.ownedBy(kv, r.Owner)
 		if err != nil {
-			errs[i] = keyError("expire", r.Key, err)
+			errs[i] = failed(err)
 			continue
 		}
 		if kv.Lease != 0 && !v.shared && v.ttl == b.leaseSeconds(r.TTL) {
 			leases[i] = clientv3.LeaseID(kv.Lease)
+			kept = append(kept, i)
 		} else {
 			moves = append(moves, i)
 		}
 	}
 
-	b.keepAlive(ctx, renewals, leases, errs)
+	b.keepAlive(ctx, kept, leases, errs)
 	var renewed []int
-	for _, i := range todo {
-		if _, ok := leases[i]; ok && errs[i] == nil {
+	for _, i := range kept {
+		if errs[i] == nil {
 			renewed = append(renewed, i)
 		}
 	}
@@ -91,19 +105,16 @@ func (b *Backend) ExpireBatch(ctx context.Context, renewals []driver.Renewal) []
 		for j, i := range renewed {
 			switch {
 			case err != nil:
-				errs[i] = keyError("expire", renewals[i].Key, err)
+				errs[i] = failed(err)
 			case kvs[j] == nil || kvs[j].Lease != int64(leases[i]):
-				errs[i] = keyError("expire", renewals[i].Key, driver.ErrNotHeld)
+				errs[i] = driver.ErrNotHeld
 			}
 		}
 	}
 
 	for _, i := range moves {
-		if err := b.move(ctx, renewals[i]); err != nil {
-			errs[i] = keyError("expire", renewals[i].Key, err)
-		}
+		errs[i] = failed(b.move(ctx, renewals[i]))
 	}
-	return errs
 }
 
 // ownedBy decodes kv and checks that owner holds it; it returns ErrNotHeld
@@ -145,29 +156,52 @@ func (b *Backend) readKeys(ctx context.Context, renewals []driver.Renewal, idx [
 	return kvs, nil
 }
 
-// keepAlive renews the leases concurrently and records failures in errs: a
-// lease the server no longer has is ErrNotHeld, any other failure unknown.
-func (b *Backend) keepAlive(ctx context.Context, renewals []driver.Renewal, leases map[int]clientv3.LeaseID, errs []error) {
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	limit := make(chan struct{}, maxConcurrentKeepAlives)
-	for i, id := range leases {
-		limit <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-limit }()
-			_, err := b.cli.KeepAliveOnce(ctx, id)
-			if err == nil {
+// keepAlive renews the leases of renewals[idx] over one keep-alive stream:
+// the requests go out together and etcd answers them in order. A lease the
+// server no longer has is ErrNotHeld; a stream that fails leaves the
+// renewals it has not answered unknown.
+func (b *Backend) keepAlive(ctx context.Context, idx []int, leases map[int]clientv3.LeaseID, errs []error) {
+	if len(idx) == 0 {
+		return
+	}
+	fail := func(from int, err error) {
+		for _, i := range idx[from:] {
+			errs[i] = failed(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream, err := clientv3.RetryLeaseClient(b.cli).LeaseKeepAlive(ctx)
+	if err != nil {
+		fail(0, err)
+		return
+	}
+	sent := make(chan error, 1)
+	go func() {
+		for _, i := range idx {
+			if err := stream.Send(&pb.LeaseKeepAliveRequest{ID: int64(leases[i])}); err != nil {
+				sent <- err
 				return
 			}
-			if isLeaseNotFound(err) {
-				err = driver.ErrNotHeld
-			}
-			mu.Lock()
-			errs[i] = keyError("expire", renewals[i].Key, err)
-			mu.Unlock()
-		})
+		}
+		sent <- stream.CloseSend()
+	}()
+	for j, i := range idx {
+		resp, err := stream.Recv()
+		if err != nil {
+			fail(j, err)
+			break
+		}
+		if resp.ID != int64(leases[i]) {
+			fail(j, fmt.Errorf("keep-alive answer for lease %x, not %x", resp.ID, int64(leases[i])))
+			break
+		}
+		if resp.TTL <= 0 {
+			errs[i] = driver.ErrNotHeld
+		}
 	}
-	wg.Wait()
+	cancel() // ends a sender still blocked on a stream that failed
+	<-sent
 }
 
 // move binds r's key to a new lease of its own of r.TTL, guarded by the

@@ -2,7 +2,6 @@ package etcdlocker
 
 import (
 	"context"
-	"fmt"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -14,17 +13,25 @@ import (
 // a whole second. A free key's Token is the cluster's current revision,
 // which is at least the last holder's token and below every later one.
 func (b *Backend) Inspect(ctx context.Context, key string) (driver.State, error) {
-	ctx, cancel := b.bound(ctx)
-	defer cancel()
-	if key == "" {
-		return driver.State{}, fmt.Errorf("etcdlocker: %w: empty key", driver.ErrInvalid)
-	}
-	if err := b.begin(ctx); err != nil {
+	if err := driver.CheckKey(key); err != nil {
 		return driver.State{}, err
 	}
+	ctx, done, err := b.call(ctx)
+	if err != nil {
+		return driver.State{}, err
+	}
+	defer done()
+	st, err := b.inspect(ctx, key)
+	if err != nil {
+		return driver.State{}, failed(err)
+	}
+	return st, nil
+}
+
+func (b *Backend) inspect(ctx context.Context, key string) (driver.State, error) {
 	resp, err := b.cli.Get(ctx, b.etcdKey(key))
 	if err != nil {
-		return driver.State{}, keyError("inspect", key, err)
+		return driver.State{}, err
 	}
 	free := driver.State{Token: uint64(resp.Header.Revision)}
 	kv := firstKV(resp.Kvs)
@@ -33,13 +40,13 @@ func (b *Backend) Inspect(ctx context.Context, key string) (driver.State, error)
 	}
 	v, err := decodeValue(kv.Value)
 	if err != nil {
-		return driver.State{}, keyError("inspect", key, err)
+		return driver.State{}, err
 	}
 	st := driver.State{Held: true, Owner: v.owner, Holds: v.holds, Token: uint64(kv.CreateRevision)}
 	if kv.Lease != 0 {
 		ttl, err := b.cli.TimeToLive(ctx, clientv3.LeaseID(kv.Lease))
 		if err != nil {
-			return driver.State{}, keyError("inspect", key, err)
+			return driver.State{}, err
 		}
 		if ttl.TTL < 0 {
 			// The lease ended after the read, and took the key with it.
@@ -54,18 +61,18 @@ func (b *Backend) Inspect(ctx context.Context, key string) (driver.State, error)
 // holds it, lets go of its lease as Unlock does, and reports whether it was
 // held.
 func (b *Backend) ForceUnlock(ctx context.Context, key string) (bool, error) {
-	ctx, cancel := b.bound(ctx)
-	defer cancel()
-	if key == "" {
-		return false, fmt.Errorf("etcdlocker: %w: empty key", driver.ErrInvalid)
-	}
-	if err := b.begin(ctx); err != nil {
+	if err := driver.CheckKey(key); err != nil {
 		return false, err
 	}
+	ctx, done, err := b.call(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer done()
 	k := b.etcdKey(key)
 	resp, err := b.cli.Delete(ctx, k, clientv3.WithPrevKV())
 	if err != nil {
-		return false, keyError("forceunlock", key, err)
+		return false, failed(err)
 	}
 	b.hints.forget(k, "")
 	kv := firstKV(resp.PrevKvs)

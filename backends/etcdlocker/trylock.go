@@ -27,7 +27,8 @@ const (
 	leaseUnknown
 )
 
-// TryLock implements driver.Backend. The key is bound to one of the
+// TryLock implements driver.Backend; it ignores r.Patience and r.Floor
+// (etcd's revisions are the tokens). The key is bound to one of the
 // backend's shared leases of ttl (rounded up to whole seconds): one granted
 // less than a tenth of its length ago (at most a second), ahead in the
 // background when the backend locks often, else by this call. One
@@ -41,15 +42,25 @@ const (
 // what is left of it is shorter than ttl, Grant.Validity says how long
 // after the start of the attempt the lock is held.
 func (b *Backend) TryLock(ctx context.Context, r driver.Request) (driver.Grant, error) {
-	key, owner, ttl := r.Key, r.Owner, r.TTL
-	ctx, cancel := b.bound(ctx)
-	defer cancel()
-	if err := validate(key, owner, ttl, true); err != nil {
+	if err := driver.CheckRequest(r); err != nil {
 		return driver.Grant{}, err
 	}
-	if err := b.begin(ctx); err != nil {
+	if err := checkMaxLease(r.TTL); err != nil {
 		return driver.Grant{}, err
 	}
+	ctx, done, err := b.call(ctx)
+	if err != nil {
+		return driver.Grant{}, err
+	}
+	defer done()
+	g, err := b.tryLock(ctx, r.Key, r.Owner, r.TTL)
+	if err != nil {
+		return driver.Grant{}, failed(err)
+	}
+	return g, nil
+}
+
+func (b *Backend) tryLock(ctx context.Context, key, owner string, ttl time.Duration) (driver.Grant, error) {
 	asked := b.leaseSeconds(ttl)
 	start := b.clock()
 	lease, revoke, wake := b.pool.take(asked, start)
@@ -58,7 +69,7 @@ func (b *Backend) TryLock(ctx context.Context, r driver.Request) (driver.Grant, 
 		gl, err := b.grant(ctx, asked)
 		if err != nil {
 			// No key was touched; at worst an unused lease runs out.
-			return driver.Grant{}, keyError("trylock", key, err)
+			return driver.Grant{}, err
 		}
 		lease, revoke = b.pool.adopt(asked, gl)
 		b.revokeLater(ctx, revoke...)
@@ -72,7 +83,7 @@ func (b *Backend) TryLock(ctx context.Context, r driver.Request) (driver.Grant, 
 	// bound to it, and the lease runs out.
 	b.revokeLater(ctx, b.pool.done(lease, use)...)
 	if err != nil {
-		return driver.Grant{}, keyError("trylock", key, err)
+		return driver.Grant{}, err
 	}
 	if use == leaseBound {
 		if v := lease.validFor(start); v < ttl {

@@ -16,38 +16,42 @@ import (
 // has it, else a read's; when the key changed since, the transaction reads
 // it instead and Unlock decides again.
 func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
-	ctx, cancel := b.bound(ctx)
-	defer cancel()
-	if err := validate(key, owner, 0, false); err != nil {
+	if err := driver.CheckOwner(key, owner); err != nil {
 		return err
 	}
-	if err := b.begin(ctx); err != nil {
+	ctx, done, err := b.call(ctx)
+	if err != nil {
 		return err
 	}
+	defer done()
+	return failed(b.unlock(ctx, key, owner))
+}
+
+func (b *Backend) unlock(ctx context.Context, key, owner string) error {
 	k := b.etcdKey(key)
 	kv := b.hints.recall(k, owner)
 	if kv == nil {
 		resp, err := b.cli.Get(ctx, k)
 		if err != nil {
-			return keyError("unlock", key, err)
+			return err
 		}
 		kv = firstKV(resp.Kvs)
 	}
 	for round := 0; ; round++ {
 		if kv == nil {
 			b.hints.forget(k, owner)
-			return keyError("unlock", key, driver.ErrNotHeld)
+			return driver.ErrNotHeld
 		}
 		v, err := decodeValue(kv.Value)
 		if err != nil {
-			return keyError("unlock", key, err)
+			return err
 		}
 		if v.owner != owner {
 			b.hints.forget(k, owner)
-			return keyError("unlock", key, driver.ErrNotHeld)
+			return driver.ErrNotHeld
 		}
 		if round == casRounds {
-			return keyError("unlock", key, errContended)
+			return errContended
 		}
 		var op clientv3.Op
 		var val string
@@ -65,7 +69,7 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 			Else(clientv3.OpGet(k)).
 			Commit()
 		if err != nil {
-			return keyError("unlock", key, err)
+			return err
 		}
 		if tresp.Succeeded {
 			if last {

@@ -44,15 +44,15 @@ func (v lockValue) encode() string {
 func decodeValue(b []byte) (lockValue, error) {
 	parts := strings.SplitN(string(b), "\n", 4)
 	if len(parts) != 4 || (parts[0] != valueVersion && parts[0] != sharedTag) {
-		return lockValue{}, fmt.Errorf("etcdlocker: key does not hold a distlock lock (value %.40q)", b)
+		return lockValue{}, fmt.Errorf("key does not hold a distlock lock (value %.40q)", b)
 	}
 	holds, err := strconv.Atoi(parts[1])
 	if err != nil || holds < 1 {
-		return lockValue{}, fmt.Errorf("etcdlocker: lock value has a bad hold count %q", parts[1])
+		return lockValue{}, fmt.Errorf("lock value has a bad hold count %q", parts[1])
 	}
 	ttl, err := strconv.ParseInt(parts[2], 10, 64)
 	if err != nil || ttl < 1 {
-		return lockValue{}, fmt.Errorf("etcdlocker: lock value has a bad lease %q", parts[2])
+		return lockValue{}, fmt.Errorf("lock value has a bad lease %q", parts[2])
 	}
 	return lockValue{owner: parts[3], holds: holds, ttl: ttl, shared: parts[0] == sharedTag}, nil
 }

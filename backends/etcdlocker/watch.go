@@ -41,18 +41,18 @@ type keyWatch struct {
 // without one. fn runs on the watch's goroutine: it must not block, nor
 // call stop.
 func (b *Backend) Watch(ctx context.Context, key string, fn func()) (func(), error) {
-	if key == "" {
-		return nil, fmt.Errorf("etcdlocker: %w: empty key", driver.ErrInvalid)
+	if err := driver.CheckKey(key); err != nil {
+		return nil, err
 	}
 	if fn == nil {
-		return nil, fmt.Errorf("etcdlocker: %w: nil callback", driver.ErrInvalid)
+		return nil, driver.Invalid("nil callback")
 	}
+	if err := b.guard.Enter(); err != nil {
+		return nil, err
+	}
+	defer b.guard.Exit()
 	s := driver.NewCallback(fn)
 	b.mu.Lock()
-	if b.closed {
-		b.mu.Unlock()
-		return nil, driver.ErrClosed
-	}
 	w := b.watches[key]
 	if w == nil {
 		wctx, cancel := context.WithCancel(context.Background())
@@ -80,15 +80,19 @@ func (b *Backend) Watch(ctx context.Context, key string, fn func()) (func(), err
 	case <-w.ready:
 		if w.err != nil {
 			stop()
-			return nil, keyError("watch", key, w.err)
+			return nil, failed(w.err)
 		}
 		return stop, nil
 	case <-ctx.Done():
 		stop()
-		return nil, keyError("watch", key, ctx.Err())
+		return nil, failed(ctx.Err())
+	case <-b.halted.Done():
+		// Close is waiting for this call: the watch would end with it.
+		stop()
+		return nil, driver.ErrClosed
 	case <-timer.C:
 		stop()
-		return nil, keyError("watch", key, fmt.Errorf("etcd did not confirm the watch within %v", watchStartTimeout))
+		return nil, failed(fmt.Errorf("etcd did not confirm the watch within %v", watchStartTimeout))
 	}
 }
 
