@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -34,12 +33,12 @@ type Backend struct {
 	publish string
 	notify  *notifier
 
-	// mu guards closed; inflight counts the calls Close waits for.
-	mu        sync.Mutex
-	closed    bool
-	inflight  sync.WaitGroup
-	closeOnce sync.Once
-	closeErr  error
+	// guard turns calls away after Close and lets Close wait for the calls
+	// in flight; halted ends with Close, and ends those calls' contexts
+	// with it.
+	guard  driver.Guard
+	halted context.Context
+	halt   context.CancelFunc
 }
 
 var (
@@ -80,6 +79,7 @@ func New(client redis.UniversalClient, opts ...Option) (*Backend, error) {
 		b.cluster, b.publish = c, "SPUBLISH"
 	}
 	b.notify = newNotifier(b)
+	b.halted, b.halt = context.WithCancel(context.Background())
 	return b, nil
 }
 
@@ -89,63 +89,50 @@ func (b *Backend) Client() redis.UniversalClient { return b.client }
 // Prefix returns the key prefix.
 func (b *Backend) Prefix() string { return b.cfg.prefix }
 
-// Close waits for the calls in progress, stops the backend's pub/sub
-// connections and their goroutines, and closes the client if the backend
-// owns it (WithOwnedClient, or opened from a URL). Locks stay on the server
-// until their leases end. Calls after Close return driver.ErrClosed;
-// closing twice is harmless.
+// Close cancels the calls in progress and waits for them, stops the
+// backend's pub/sub connections and their goroutines, and closes the
+// client if the backend owns it (WithOwnedClient, or opened from a URL).
+// Locks stay on the server until their leases end. Calls after Close
+// return driver.ErrClosed; closing twice is harmless.
+//
+// Cancelling ends a call that waits for a connection or for the ordering
+// of its subscription at once. go-redis does not interrupt a command
+// already written, though: a call waiting for a server that stopped
+// answering ends by its context's deadline (with ContextTimeoutEnabled) or
+// the client's ReadTimeout, and Close waits that long at most.
 func (b *Backend) Close() error {
-	b.closeOnce.Do(func() {
-		b.mu.Lock()
-		b.closed = true
-		b.mu.Unlock()
-		b.inflight.Wait()
+	b.halt()
+	return b.guard.Close(func() error {
 		b.notify.close()
 		if b.cfg.ownsClient {
-			b.closeErr = b.client.Close()
+			return b.client.Close()
 		}
+		return nil
 	})
-	return b.closeErr
 }
 
 // keys returns the Redis names of lock key.
 func (b *Backend) keys(key string) keys { return keysFor(b.cfg.prefix, key, b.cluster != nil) }
 
-// enter starts a call: it returns ErrClosed after Close, and otherwise
-// counts the call until exit, so Close can wait for it.
-func (b *Backend) enter(op, key string) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
-		return fmt.Errorf("redislocker: %s %s: %w", op, quoted(key), driver.ErrClosed)
+// call starts a call once the close guard lets it in: it returns
+// driver.ErrClosed after Close, and otherwise ctx ended by Close as well.
+// When call returns nil, the caller must call done at the end of the call.
+func (b *Backend) call(ctx context.Context) (_ context.Context, done func(), _ error) {
+	if err := b.guard.Enter(); err != nil {
+		return ctx, nil, err
 	}
-	b.inflight.Add(1)
-	return nil
-}
-
-// exit ends a call started by enter.
-func (b *Backend) exit() { b.inflight.Done() }
-
-// begin is enter after checking the arguments: it returns ErrInvalid for
-// bad ones. The caller must call exit when begin returns nil.
-func (b *Backend) begin(op, key, owner string, ttl time.Duration, needsTTL bool) error {
-	if err := check(op, key, owner, ttl, needsTTL); err != nil {
-		return err
+	if b.halted.Err() != nil {
+		// Close has begun and is cancelling the calls in flight.
+		b.guard.Exit()
+		return ctx, nil, driver.ErrClosed
 	}
-	return b.enter(op, key)
-}
-
-// check returns ErrInvalid for bad arguments.
-func check(op, key, owner string, ttl time.Duration, needsTTL bool) error {
-	switch {
-	case key == "":
-		return fmt.Errorf("redislocker: %s: %w: empty key", op, driver.ErrInvalid)
-	case owner == "":
-		return fmt.Errorf("redislocker: %s %s: %w: empty owner", op, quoted(key), driver.ErrInvalid)
-	case needsTTL && ttl <= 0:
-		return fmt.Errorf("redislocker: %s %s: %w: non-positive lease %v", op, quoted(key), driver.ErrInvalid, ttl)
-	}
-	return nil
+	ctx, cancel := context.WithCancel(ctx)
+	unhook := context.AfterFunc(b.halted, cancel)
+	return ctx, func() {
+		unhook()
+		cancel()
+		b.guard.Exit()
+	}, nil
 }
 
 // millis converts a lease to whole milliseconds, rounding up so a lease is
@@ -160,10 +147,18 @@ func millis(d time.Duration) int64 {
 // replicas, and fails with ErrReplicaAck (having released the hold) when
 // too few acknowledge.
 func (b *Backend) TryLock(ctx context.Context, r driver.Request) (driver.Grant, error) {
-	if r.Floor > maxFloor {
-		return driver.Grant{}, fmt.Errorf("redislocker: trylock %s: %w: floor %d above %d", quoted(r.Key), driver.ErrInvalid, r.Floor, uint64(maxFloor))
+	if err := driver.CheckRequest(r); err != nil {
+		return driver.Grant{}, err
 	}
-	return b.tryLock(ctx, "trylock", r.Key, r.Owner, r.TTL, r.Patience, r.Floor)
+	if r.Floor > maxFloor {
+		return driver.Grant{}, fmt.Errorf("redislocker: %w: floor %d above %d", driver.ErrInvalid, r.Floor, uint64(maxFloor))
+	}
+	ctx, done, err := b.call(ctx)
+	if err != nil {
+		return driver.Grant{}, err
+	}
+	defer done()
+	return b.tryLock(ctx, r)
 }
 
 // maxFloor is the largest floor the scripts count exactly: Lua numbers
@@ -171,26 +166,22 @@ func (b *Backend) TryLock(ctx context.Context, r driver.Request) (driver.Grant, 
 const maxFloor = 1 << 53
 
 // tryLock runs the trylock script; a positive patience joins the queue,
-// and a new token is at least floor.
-func (b *Backend) tryLock(ctx context.Context, op, key, owner string, ttl, patience time.Duration, floor uint64) (driver.Grant, error) {
-	if err := b.begin(op, key, owner, ttl, true); err != nil {
-		return driver.Grant{}, err
-	}
-	defer b.exit()
-	k := b.keys(key)
+// and a new token is at least the floor.
+func (b *Backend) tryLock(ctx context.Context, r driver.Request) (driver.Grant, error) {
+	k := b.keys(r.Key)
 	keys := []string{k.lock, k.fence, k.marker, k.queue, k.waiters}
-	timing := fmt.Sprintf("%d %d %d %d", millis(ttl), millis(b.cfg.fenceLinger), millis(patience), floor)
-	args := []any{owner, timing, b.publish}
+	timing := fmt.Sprintf("%d %d %d %d", millis(r.TTL), millis(b.cfg.fenceLinger), millis(r.Patience), r.Floor)
+	args := []any{r.Owner, timing, b.publish}
 	if b.cfg.replicas > 0 {
-		return b.tryLockAcked(ctx, op, key, owner, k, keys, args)
+		return b.tryLockAcked(ctx, r.Key, r.Owner, k, keys, args)
 	}
 	reply, err := tryLockScript.run(ctx, b.client, keys, args...)
 	if err != nil {
-		return driver.Grant{}, b.failed(op, key, err)
+		return driver.Grant{}, b.failed(err)
 	}
 	g, err := parseGrant(reply)
 	if err != nil {
-		return driver.Grant{}, b.failed(op, key, err)
+		return driver.Grant{}, b.failed(err)
 	}
 	return g, nil
 }
@@ -229,47 +220,60 @@ func uptime(ms int64) time.Duration {
 // channel. Unlock by an owner the lock is reserved for gives the
 // reservation back.
 func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
-	if err := b.begin("unlock", key, owner, 0, false); err != nil {
+	if err := driver.CheckOwner(key, owner); err != nil {
 		return err
 	}
-	defer b.exit()
-	return b.unlock(ctx, key, owner)
+	ctx, done, err := b.call(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if err := b.unlock(ctx, key, owner); err != nil && err != driver.ErrNotHeld {
+		return b.failed(err)
+	}
+	return err
 }
 
+// unlock runs the unlock script. Its errors are unclassified, but for
+// ErrNotHeld.
 func (b *Backend) unlock(ctx context.Context, key, owner string) error {
 	k := b.keys(key)
 	reply, err := unlockScript.run(ctx, b.client, k.queued(), owner, b.publish, millis(b.cfg.fenceLinger))
 	if err != nil {
-		return b.failed("unlock", key, err)
+		return err
 	}
 	left, err := replyInt(reply)
 	if err != nil {
-		return b.failed("unlock", key, err)
+		return err
 	}
 	if left < 0 {
-		return fmt.Errorf("redislocker: unlock %s: %w", quoted(key), driver.ErrNotHeld)
+		return driver.ErrNotHeld
 	}
 	return nil
 }
 
 // Expire implements driver.Backend.
 func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Duration) error {
-	if err := b.begin("expire", key, owner, ttl, true); err != nil {
+	if err := driver.CheckLease(key, owner, ttl); err != nil {
 		return err
 	}
-	defer b.exit()
+	ctx, done, err := b.call(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
 	k := b.keys(key)
 	reply, err := expireScript.run(ctx, b.client, []string{k.lock, k.fence},
 		owner, millis(ttl), millis(b.cfg.fenceLinger))
 	if err != nil {
-		return b.failed("expire", key, err)
+		return b.failed(err)
 	}
 	ok, err := replyInt(reply)
 	if err != nil {
-		return b.failed("expire", key, err)
+		return b.failed(err)
 	}
 	if ok != 1 {
-		return fmt.Errorf("redislocker: expire %s: %w", quoted(key), driver.ErrNotHeld)
+		return driver.ErrNotHeld
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package redislocker
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/distlock/distlock/driver"
 )
@@ -30,17 +29,18 @@ func (b *Backend) ExpireBatch(ctx context.Context, renewals []driver.Renewal) []
 	if len(renewals) == 0 {
 		return errs
 	}
-	if err := b.enter("expire", renewals[0].Key); err != nil {
+	ctx, done, err := b.call(ctx)
+	if err != nil {
 		for i := range errs {
 			errs[i] = err
 		}
 		return errs
 	}
-	defer b.exit()
+	defer done()
 	bySlot := make(map[int]*batchCall)
 	var calls []*batchCall
 	for i, r := range renewals {
-		if err := check("expire", r.Key, r.Owner, r.TTL, true); err != nil {
+		if err := driver.CheckLease(r.Key, r.Owner, r.TTL); err != nil {
 			errs[i] = err
 			continue
 		}
@@ -70,7 +70,7 @@ func (b *Backend) ExpireBatch(ctx context.Context, renewals []driver.Renewal) []
 		b.runBatch(ctx, again, false)
 	}
 	for _, c := range calls {
-		b.settleBatch(c, renewals, errs)
+		b.settleBatch(c, errs)
 	}
 	return errs
 }
@@ -90,10 +90,11 @@ func (b *Backend) runBatch(ctx context.Context, calls []*batchCall, byHash bool)
 }
 
 // settleBatch turns one call's reply into the errors of its renewals.
-func (b *Backend) settleBatch(c *batchCall, renewals []driver.Renewal, errs []error) {
+func (b *Backend) settleBatch(c *batchCall, errs []error) {
 	fail := func(err error) {
+		err = b.failed(err)
 		for _, i := range c.index {
-			errs[i] = b.failed("expire", renewals[i].Key, err)
+			errs[i] = err
 		}
 	}
 	if err := c.cmd.Err(); err != nil {
@@ -109,9 +110,9 @@ func (b *Backend) settleBatch(c *batchCall, renewals []driver.Renewal, errs []er
 		ok, err := replyInt(r[j])
 		switch {
 		case err != nil:
-			errs[i] = b.failed("expire", renewals[i].Key, err)
+			errs[i] = b.failed(err)
 		case ok != 1:
-			errs[i] = fmt.Errorf("redislocker: expire %s: %w", quoted(renewals[i].Key), driver.ErrNotHeld)
+			errs[i] = driver.ErrNotHeld
 		}
 	}
 }

@@ -11,19 +11,8 @@ import (
 	"github.com/distlock/distlock/driver"
 )
 
-// maxKeyInError is how much of a lock name the backend's errors quote, as
-// locker.OpError cuts names: a long name must not make a long error.
-const maxKeyInError = 200
-
-// quoted returns key quoted for an error message, cut short when long.
-func quoted(key string) string {
-	if len(key) > maxKeyInError {
-		return fmt.Sprintf("%q…(%d bytes)", key[:maxKeyInError], len(key))
-	}
-	return fmt.Sprintf("%q", key)
-}
-
-// failed wraps an error from the server or the connection, classified by
+// failed gives an error from the server or the connection the package's
+// name, once (the Store names the operation and the lock), classified by
 // what it says of the call:
 //   - a closed client never sent the command: ErrClosed;
 //   - a refused password, a missing permission checked before the command
@@ -33,21 +22,20 @@ func quoted(key string) string {
 //   - no connection could be made, so nothing was sent: ErrUnavailable;
 //   - anything else may have run on the server: the outcome is unknown, and
 //     the error wraps none of the sentinels.
-func (b *Backend) failed(op, key string, err error) error {
-	at := op + " " + quoted(key)
+func (b *Backend) failed(err error) error {
 	if errors.Is(err, redis.ErrClosed) {
-		return fmt.Errorf("redislocker: %s: %w (%v)", at, driver.ErrClosed, err)
+		return fmt.Errorf("redislocker: %w (%v)", driver.ErrClosed, err)
 	}
 	if errors.Is(err, driver.ErrInvalid) || errors.Is(err, driver.ErrUnavailable) {
-		return fmt.Errorf("redislocker: %s: %w", at, err)
+		return fmt.Errorf("redislocker: %w", err)
 	}
 	if why := b.misconfigured(err); why != "" {
-		return fmt.Errorf("redislocker: %s: %w: %s (server said: %v)", at, driver.ErrInvalid, why, err)
+		return fmt.Errorf("redislocker: %w: %s (server said: %v)", driver.ErrInvalid, why, err)
 	}
 	if notSent(err) {
-		return fmt.Errorf("redislocker: %s: %w: cannot reach the server, nothing was sent: %w", at, driver.ErrUnavailable, err)
+		return fmt.Errorf("redislocker: %w: cannot reach the server, nothing was sent: %w", driver.ErrUnavailable, err)
 	}
-	return fmt.Errorf("redislocker: %s: outcome unknown: %w", at, err)
+	return fmt.Errorf("redislocker: outcome unknown: %w", err)
 }
 
 // misconfigured returns what the user must fix when err is a server reply

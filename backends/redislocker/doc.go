@@ -1,6 +1,6 @@
 // Package redislocker is distlock's Redis backend: locks on a standalone
 // Redis, a Sentinel-managed master or a Redis Cluster, through a go-redis
-// v9 client the program passes in (New) or a URL (locker.Open).
+// v9 client the program passes in (New) or a URL (locker.Open, driver.Open).
 //
 // # Data model
 //
@@ -68,7 +68,8 @@
 //
 // # URLs
 //
-// Importing the package registers these schemes with locker.Open:
+// Importing the package registers these schemes with driver.Register, for
+// locker.Open and driver.Open:
 //
 //	redis://[user:password@]host:port[/db][?params]
 //	rediss://...                          (TLS)
@@ -122,8 +123,9 @@
 // # Errors
 //
 // Refused acquisitions are not errors (Grant.Acquired is false). Unlock and
-// Expire by a non-holder return errors wrapping driver.ErrNotHeld; bad input
-// driver.ErrInvalid; calls after Close driver.ErrClosed. Misconfiguration
+// Expire by a non-holder return driver.ErrNotHeld; bad input driver.ErrInvalid,
+// in the words of package driver's checks (and then Redis's own bound on
+// Request.Floor, 2^53); calls after Close driver.ErrClosed. Misconfiguration
 // the server reports before running a command is driver.ErrInvalid, saying
 // what to fix: a wrong or missing password (WRONGPASS, NOAUTH), a missing
 // ACL permission (NOPERM), a server refusing the client (DENIED, protected
@@ -132,10 +134,16 @@
 // without TLS or redis against a TLS port. A server that cannot be reached
 // (the dial failed: nothing was sent) is driver.ErrUnavailable. An
 // acquisition that too few replicas acknowledged returns ErrReplicaAck,
-// after releasing the hold. Errors quote at most a short prefix of a lock
-// name. Any other error (a timeout, a lost connection, a server error)
+// after releasing the hold. Any other error (a timeout, a lost connection, a server error)
 // leaves the outcome unknown: the operation may have run. The backend never
-// lets go-redis retry a script, which could count a hold twice.
+// lets go-redis retry a script, which could count a hold twice. Errors other
+// than the kit's and the bare sentinels begin with "redislocker:" and say
+// what went wrong, and only that: the Store adds the operation and the
+// lock's name.
+//
+// Close cancels the calls in flight and waits for them. A command already
+// written is not interrupted: it ends by its context's deadline or the
+// client's ReadTimeout, which bound Close's wait.
 //
 // # Holder labels
 //

@@ -2,7 +2,6 @@ package redislocker
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 
 	"github.com/distlock/distlock/driver"
@@ -35,25 +34,29 @@ var fenceScript = newScript(fenceSrc)
 // which is the token of the present hold, to at least token, if owner holds
 // key. It returns ErrNotHeld, changing nothing, otherwise.
 func (b *Backend) Fence(ctx context.Context, key, owner string, token uint64) error {
-	if err := b.begin("fence", key, owner, 0, false); err != nil {
+	if err := driver.CheckOwner(key, owner); err != nil {
 		return err
 	}
-	defer b.exit()
 	if token == 0 {
-		return fmt.Errorf("redislocker: fence %s: %w: zero token", quoted(key), driver.ErrInvalid)
+		return driver.Invalid("zero fencing token")
 	}
+	ctx, done, err := b.call(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
 	k := b.keys(key)
 	reply, err := fenceScript.run(ctx, b.client, []string{k.lock, k.fence},
 		owner, strconv.FormatUint(token, 10), millis(b.cfg.fenceLinger))
 	if err != nil {
-		return b.failed("fence", key, err)
+		return b.failed(err)
 	}
 	ok, err := replyInt(reply)
 	if err != nil {
-		return b.failed("fence", key, err)
+		return b.failed(err)
 	}
 	if ok != 1 {
-		return fmt.Errorf("redislocker: fence %s: %w", quoted(key), driver.ErrNotHeld)
+		return driver.ErrNotHeld
 	}
 	return nil
 }

@@ -12,18 +12,22 @@ import (
 // remaining lease, and the lock's current fencing token (kept after the
 // release for the fence linger).
 func (b *Backend) Inspect(ctx context.Context, key string) (driver.State, error) {
-	if err := b.begin("inspect", key, "-", 0, false); err != nil {
+	if err := driver.CheckKey(key); err != nil {
 		return driver.State{}, err
 	}
-	defer b.exit()
+	ctx, done, err := b.call(ctx)
+	if err != nil {
+		return driver.State{}, err
+	}
+	defer done()
 	k := b.keys(key)
 	reply, err := inspectScript.run(ctx, b.client, []string{k.lock, k.fence})
 	if err != nil {
-		return driver.State{}, b.failed("inspect", key, err)
+		return driver.State{}, b.failed(err)
 	}
 	st, err := parseState(reply)
 	if err != nil {
-		return driver.State{}, b.failed("inspect", key, err)
+		return driver.State{}, b.failed(err)
 	}
 	return st, nil
 }
@@ -51,18 +55,22 @@ func parseState(reply any) (driver.State, error) {
 // whoever holds it, hands it to the first waiter in its queue, if any, and
 // publishes the release.
 func (b *Backend) ForceUnlock(ctx context.Context, key string) (bool, error) {
-	if err := b.begin("forceunlock", key, "-", 0, false); err != nil {
+	if err := driver.CheckKey(key); err != nil {
 		return false, err
 	}
-	defer b.exit()
+	ctx, done, err := b.call(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer done()
 	k := b.keys(key)
 	reply, err := forceUnlockScript.run(ctx, b.client, k.queued(), b.publish, millis(b.cfg.fenceLinger))
 	if err != nil {
-		return false, b.failed("forceunlock", key, err)
+		return false, b.failed(err)
 	}
 	n, err := replyInt(reply)
 	if err != nil {
-		return false, b.failed("forceunlock", key, err)
+		return false, b.failed(err)
 	}
 	return n == 1, nil
 }

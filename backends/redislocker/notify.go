@@ -26,28 +26,32 @@ const subscribeTimeout = 5 * time.Second
 // per hash slot in use, subscribed with SSUBSCRIBE). fn must not block and
 // must not call stop; after stop returns, fn is not called again.
 func (b *Backend) Watch(ctx context.Context, key string, fn func()) (stop func(), err error) {
-	if fn == nil {
-		return nil, fmt.Errorf("redislocker: watch %s: %w: nil callback", quoted(key), driver.ErrInvalid)
+	if err := driver.CheckKey(key); err != nil {
+		return nil, err
 	}
-	return b.watch(ctx, "watch", key, func(k keys) string { return k.channel }, fn)
+	return b.watch(ctx, key, func(k keys) string { return k.channel }, fn)
 }
 
 // watch subscribes fn to key's channel that channel names.
-func (b *Backend) watch(ctx context.Context, op, key string, channel func(keys) string, fn func()) (stop func(), err error) {
-	if err := b.begin(op, key, "-", 0, false); err != nil {
+func (b *Backend) watch(ctx context.Context, key string, channel func(keys) string, fn func()) (stop func(), err error) {
+	if fn == nil {
+		return nil, driver.Invalid("nil callback")
+	}
+	ctx, done, err := b.call(ctx)
+	if err != nil {
 		return nil, err
 	}
-	defer b.exit()
+	defer done()
 	k := b.keys(key)
 	slot := 0
 	if b.cluster != nil {
 		slot = k.slot
 	}
 	stop, err = b.notify.watch(ctx, channel(k), slot, fn)
-	if err != nil {
-		return nil, fmt.Errorf("redislocker: %s %s: %w", op, quoted(key), err)
+	if err != nil && err != driver.ErrClosed {
+		return nil, fmt.Errorf("redislocker: %w", err)
 	}
-	return stop, nil
+	return stop, err
 }
 
 // notifier serves every Watch of a backend: one subscriber on a standalone

@@ -2,7 +2,6 @@ package redislocker
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/distlock/distlock/driver"
 )
@@ -17,17 +16,21 @@ func (k keys) queued() []string { return []string{k.lock, k.fence, k.queue, k.wa
 
 // Dequeue implements driver.Queuer.
 func (b *Backend) Dequeue(ctx context.Context, key, owner string) error {
-	if err := b.begin("dequeue", key, owner, 0, false); err != nil {
+	if err := driver.CheckOwner(key, owner); err != nil {
 		return err
 	}
-	defer b.exit()
+	ctx, done, err := b.call(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
 	k := b.keys(key)
 	reply, err := dequeueScript.run(ctx, b.client, k.queued(), owner, b.publish, millis(b.cfg.fenceLinger))
 	if err != nil {
-		return b.failed("dequeue", key, err)
+		return b.failed(err)
 	}
 	if _, err := replyInt(reply); err != nil {
-		return b.failed("dequeue", key, err)
+		return b.failed(err)
 	}
 	return nil
 }
@@ -36,11 +39,8 @@ func (b *Backend) Dequeue(ctx context.Context, key, owner string) error {
 // own, on the backend's shared pub/sub connection; fn is also called each
 // time that subscription becomes active.
 func (b *Backend) WatchTurn(ctx context.Context, key, owner string, fn func()) (stop func(), err error) {
-	if owner == "" {
-		return nil, fmt.Errorf("redislocker: watch turn %s: %w: empty owner", quoted(key), driver.ErrInvalid)
+	if err := driver.CheckOwner(key, owner); err != nil {
+		return nil, err
 	}
-	if fn == nil {
-		return nil, fmt.Errorf("redislocker: watch turn %s: %w: nil callback", quoted(key), driver.ErrInvalid)
-	}
-	return b.watch(ctx, "watch turn", key, func(k keys) string { return k.turns + owner }, fn)
+	return b.watch(ctx, key, func(k keys) string { return k.turns + owner }, fn)
 }

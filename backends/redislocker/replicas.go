@@ -2,7 +2,6 @@ package redislocker
 
 import (
 	"context"
-
 	"fmt"
 
 	"github.com/redis/go-redis/v9"
@@ -14,14 +13,14 @@ import (
 // go over the same connection: WAIT counts the replicas that have the
 // writes of its own connection. On a Cluster the pipeline goes to the
 // master of the lock's slot.
-func (b *Backend) tryLockAcked(ctx context.Context, op, key, owner string, k keys, keyNames []string, args []any) (driver.Grant, error) {
+func (b *Backend) tryLockAcked(ctx context.Context, key, owner string, k keys, keyNames []string, args []any) (driver.Grant, error) {
 	var conn interface {
 		Pipeline() redis.Pipeliner
 	} = b.client
 	if b.cluster != nil {
 		master, err := b.cluster.MasterForKey(ctx, k.lock)
 		if err != nil {
-			return driver.Grant{}, b.failed(op, key, fmt.Errorf("finding the master of the lock's slot: %w", err))
+			return driver.Grant{}, b.failed(fmt.Errorf("finding the master of the lock's slot: %w", err))
 		}
 		conn = master
 	}
@@ -39,11 +38,11 @@ func (b *Backend) tryLockAcked(ctx context.Context, op, key, owner string, k key
 		cmd, wait = run(false)
 	}
 	if err := cmd.Err(); err != nil {
-		return driver.Grant{}, b.failed(op, key, err)
+		return driver.Grant{}, b.failed(err)
 	}
 	g, err := parseGrant(cmd.Val())
 	if err != nil {
-		return driver.Grant{}, b.failed(op, key, err)
+		return driver.Grant{}, b.failed(err)
 	}
 	if !g.Acquired {
 		return g, nil
@@ -61,7 +60,9 @@ func (b *Backend) tryLockAcked(ctx context.Context, op, key, owner string, k key
 		cause = fmt.Errorf("%w: %d of %d replicas within %v", ErrReplicaAck, acks, b.cfg.replicas, b.cfg.ackTimeout)
 	}
 	if uerr := b.unlock(context.WithoutCancel(ctx), key, owner); uerr != nil {
-		return driver.Grant{}, fmt.Errorf("redislocker: %s %s: %w; releasing it: %w", op, quoted(key), cause, uerr)
+		// uerr is left unclassified: a release that was not sent leaves
+		// the hold in place, so the error must not read as ErrUnavailable.
+		return driver.Grant{}, fmt.Errorf("%w; releasing it: %w", cause, uerr)
 	}
-	return driver.Grant{}, fmt.Errorf("redislocker: %s %s: %w (the hold was released)", op, quoted(key), cause)
+	return driver.Grant{}, fmt.Errorf("%w (the hold was released)", cause)
 }
