@@ -14,9 +14,14 @@ import (
 func ExampleNewStore() {
 	ctx := context.Background()
 	store := memlocker.NewStore()
-	// Each client is one connection: two clients behave as two processes.
-	a, _ := locker.New(store.Client(), "invoice/9")
-	b, _ := locker.New(store.Client(), "invoice/9")
+	// Each client is one connection: two clients behave as two processes,
+	// each with a locker.Store of its own.
+	procA := locker.NewStore(store.Client())
+	defer procA.Close()
+	procB := locker.NewStore(store.Client())
+	defer procB.Close()
+	a, _ := procA.Mutex("invoice/9")
+	b, _ := procB.Mutex("invoice/9")
 
 	lease, _ := a.TryLock(ctx)
 	_, err := b.TryLock(ctx)
@@ -56,8 +61,9 @@ func ExampleManualClock() {
 func ExampleManualClock_mutex() {
 	ctx := context.Background()
 	clock := memlocker.NewManualClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
-	store := memlocker.NewStore(memlocker.WithClock(clock))
-	m, _ := locker.New(store.Client(), "report")
+	store := locker.NewStore(memlocker.New(memlocker.WithClock(clock)))
+	defer store.Close()
+	m, _ := store.Mutex("report")
 
 	lease, _ := m.Lock(ctx, locker.WithLease(time.Minute))
 	fmt.Println("deadline:", lease.Deadline().Format(time.TimeOnly))
@@ -81,7 +87,9 @@ func ExampleManualClock_mutex() {
 func ExampleClient_TimeoutNext() {
 	ctx := context.Background()
 	client := memlocker.New()
-	m, _ := locker.New(client, "k")
+	store := locker.NewStore(client)
+	defer store.Close()
+	m, _ := store.Mutex("k")
 
 	// The next call runs on the store but its reply is lost: the Mutex
 	// cannot know whether it holds the lock, so it reports an error that is
@@ -114,15 +122,20 @@ func Example_open() {
 	// "mem://NAME" names a store of this process: every Open of one NAME
 	// reaches the same store.
 	a, _ := locker.Open(ctx, "mem://example")
-	b, _ := locker.Open(ctx, "mem://example")
 	defer a.Close()
+	b, _ := locker.Open(ctx, "mem://example")
 	defer b.Close()
-	fmt.Println(a.(*memlocker.Client).Store() == b.(*memlocker.Client).Store())
+	ma, _ := a.Mutex("job")
+	mb, _ := b.Mutex("job")
+	lease, _ := ma.TryLock(ctx)
+	_, err := mb.TryLock(ctx)
+	fmt.Println("b:", errors.Is(err, locker.ErrNotAcquired))
+	lease.Unlock(ctx)
 
-	_, err := locker.Open(ctx, "mem://example?ttl=1s")
+	_, err = locker.Open(ctx, "mem://example?ttl=1s")
 	fmt.Println(errors.Is(err, locker.ErrInvalid))
 	// Output:
-	// true
+	// b: true
 	// true
 }
 

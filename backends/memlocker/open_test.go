@@ -16,7 +16,7 @@ func TestOpenSharesAStorePerName(t *testing.T) {
 	ctx := context.Background()
 	open := func(url string) driver.Backend {
 		t.Helper()
-		b, err := locker.Open(ctx, url)
+		b, err := driver.Open(ctx, url)
 		require.NoError(t, err)
 		t.Cleanup(func() { assert.NoError(t, b.Close()) })
 		return b
@@ -26,11 +26,11 @@ func TestOpenSharesAStorePerName(t *testing.T) {
 	assert.Same(t, a1.(*memlocker.Client).Store(), a2.(*memlocker.Client).Store())
 	assert.NotSame(t, a1.(*memlocker.Client).Store(), b.(*memlocker.Client).Store())
 
-	m1, err := locker.New(a1, "job")
+	m1, err := locker.NewStore(a1).Mutex("job")
 	require.NoError(t, err)
-	m2, err := locker.New(a2, "job")
+	m2, err := locker.NewStore(a2).Mutex("job")
 	require.NoError(t, err)
-	m3, err := locker.New(b, "job")
+	m3, err := locker.NewStore(b).Mutex("job")
 	require.NoError(t, err)
 
 	held, err := m1.TryLock(ctx)
