@@ -37,6 +37,14 @@ func newBackend(t *testing.T, s *memcachedtest.Server) *memcachelocker.Backend {
 	return b
 }
 
+// newStore returns a Store over b, closed when the test ends.
+func newStore(t *testing.T, b driver.Backend) *locker.Store {
+	t.Helper()
+	s := locker.NewStore(b)
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
 func TestNewInvalid(t *testing.T) {
 	_, err := memcachelocker.New(nil)
 	assert.ErrorIs(t, err, locker.ErrInvalid)
@@ -112,19 +120,20 @@ func TestRestartDuringHold(t *testing.T) {
 	ctx := testContext(t, time.Minute)
 	s := memcachedtest.Start(t)
 	b, other := newBackend(t, s), newBackend(t, s)
+	bs, others := newStore(t, b), newStore(t, other)
 	const key = "restart"
 	lease := 3 * time.Second
 
 	var last uint64
 	for range 3 {
-		l, err := locker.New(other, key)
+		l, err := others.Mutex(key)
 		require.NoError(t, err)
 		h, err := l.Lock(ctx, locker.WithLease(time.Minute))
 		require.NoError(t, err)
 		last = h.Token()
 		require.NoError(t, h.Unlock(ctx))
 	}
-	m, err := locker.New(b, key, locker.WithWatchdogLease(lease))
+	m, err := bs.Mutex(key, locker.WithWatchdogLease(lease))
 	require.NoError(t, err)
 	held, err := m.Lock(ctx)
 	require.NoError(t, err)
@@ -139,7 +148,7 @@ func TestRestartDuringHold(t *testing.T) {
 	}
 	assert.ErrorIs(t, held.Unlock(ctx), locker.ErrLost)
 
-	next, err := locker.New(other, key)
+	next, err := others.Mutex(key)
 	require.NoError(t, err)
 	// other's pooled connection died with the old server: its first call
 	// fails with an unknown outcome (EOF), the next one reconnects.
@@ -207,7 +216,7 @@ func TestLostRepliesAreUnknown(t *testing.T) {
 	p, err := tcpproxy.Start(s.Addr())
 	require.NoError(t, err)
 	defer p.Close()
-	lb, err := locker.Open(ctx, "memcache://"+p.Addr()+"/?timeout=300ms")
+	lb, err := driver.Open(ctx, "memcache://"+p.Addr()+"/?timeout=300ms")
 	require.NoError(t, err)
 	defer lb.Close()
 	b := lb.(*memcachelocker.Backend)
@@ -240,7 +249,7 @@ func TestLostRepliesAreUnknown(t *testing.T) {
 func TestOpenedBackendUsesPrefix(t *testing.T) {
 	ctx := testContext(t, time.Minute)
 	s := memcachedtest.Start(t)
-	lb, err := locker.Open(ctx, "memcache://"+s.Addr()+"/?prefix=owned:&max_idle_conns=4")
+	lb, err := driver.Open(ctx, "memcache://"+s.Addr()+"/?prefix=owned:&max_idle_conns=4")
 	require.NoError(t, err)
 	b := lb.(*memcachelocker.Backend)
 	assert.Equal(t, "owned:", b.Prefix())
