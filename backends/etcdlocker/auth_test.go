@@ -32,7 +32,7 @@ func TestAuthenticationAndPermissionErrors(t *testing.T) {
 	host := strings.TrimPrefix(c.Endpoints()[0], "http://")
 
 	const wrong = "wr0ng-Guess-pw"
-	b, err := locker.Open(ctx, "etcd://root:"+wrong+"@"+host)
+	b, err := driver.Open(ctx, "etcd://root:"+wrong+"@"+host)
 	if err == nil {
 		t.Cleanup(func() { _ = b.Close() })
 		_, err = b.TryLock(ctx, driver.Request{Key: "k", Owner: locker.NewOwner(), TTL: time.Second})
@@ -41,7 +41,7 @@ func TestAuthenticationAndPermissionErrors(t *testing.T) {
 	assert.ErrorIs(t, err, locker.ErrInvalid, "a wrong password: %v", err)
 	assert.NotContains(t, err.Error(), wrong)
 
-	b, err = locker.Open(ctx, "etcd://reader:reader-pw@"+host)
+	b, err = driver.Open(ctx, "etcd://reader:reader-pw@"+host)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = b.Close() })
 	_, err = b.TryLock(ctx, driver.Request{Key: "k", Owner: locker.NewOwner(), TTL: time.Second})

@@ -65,7 +65,7 @@ func TestOpenedBackendOwnsClient(t *testing.T) {
 	c := etcdtest.Start(t)
 	u, err := url.Parse(c.Endpoints()[0])
 	require.NoError(t, err)
-	lb, err := locker.Open(ctx, "etcd://"+u.Host+"/?prefix=owned/")
+	lb, err := driver.Open(ctx, "etcd://"+u.Host+"/?prefix=owned/")
 	require.NoError(t, err)
 	b := lb.(*etcdlocker.Backend)
 	assert.Equal(t, "owned/", b.Prefix())
@@ -212,7 +212,7 @@ func TestLostRepliesAreUnknown(t *testing.T) {
 	p, err := tcpproxy.Start(u.Host)
 	require.NoError(t, err)
 	defer p.Close()
-	lb, err := locker.Open(ctx, "etcd://"+p.Addr())
+	lb, err := driver.Open(ctx, "etcd://"+p.Addr())
 	require.NoError(t, err)
 	defer lb.Close()
 	b := lb.(*etcdlocker.Backend)
@@ -285,7 +285,9 @@ func TestMemberStopsDuringHold(t *testing.T) {
 	key := "held"
 	lease := 3 * time.Second
 
-	m, err := locker.New(b, key, locker.WithWatchdogLease(lease))
+	store := locker.NewStore(b)
+	defer store.Close()
+	m, err := store.Mutex(key, locker.WithWatchdogLease(lease))
 	require.NoError(t, err)
 	l, err := m.Lock(ctx)
 	require.NoError(t, err)

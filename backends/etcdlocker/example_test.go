@@ -11,15 +11,15 @@ import (
 	"github.com/distlock/distlock/locker"
 )
 
-// Open a backend by URL; the backend owns its client.
+// Open a store by URL; its backend owns its client.
 func Example_open() {
 	ctx := context.Background()
-	backend, err := locker.Open(ctx, "etcd://10.0.0.1:2379,10.0.0.2:2379,10.0.0.3:2379/?prefix=myapp/")
+	store, err := locker.Open(ctx, "etcd://10.0.0.1:2379,10.0.0.2:2379,10.0.0.3:2379/?prefix=myapp/")
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer backend.Close()
-	m, err := locker.New(backend, "orders/42")
+	defer store.Close()
+	m, err := store.Mutex("orders/42")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func Example_open() {
 	// lease.Token() is the key's create revision: pass it to the resource.
 }
 
-// Make a backend over a client of your own.
+// Make a store over a client of your own.
 func ExampleNew() {
 	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{"127.0.0.1:2379"}, DialTimeout: 5 * time.Second})
 	if err != nil {
@@ -42,6 +42,7 @@ func ExampleNew() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer backend.Close() // leaves cli open: it is the caller's
-	_, _ = locker.New(backend, "orders/42")
+	store := locker.NewStore(backend)
+	defer store.Close() // closes backend, and leaves cli open: it is the caller's
+	_, _ = store.Mutex("orders/42")
 }
