@@ -228,7 +228,8 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 		return err
 	}
 	defer done()
-	if err := b.unlock(ctx, key, owner); err != nil && err != driver.ErrNotHeld {
+	err = b.unlock(ctx, key, owner)
+	if err != nil && err != driver.ErrNotHeld {
 		return b.failed(err)
 	}
 	return err
