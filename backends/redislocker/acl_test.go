@@ -25,7 +25,7 @@ func TestHardenedACLUser(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	b, err := locker.Open(ctx, "redis://locks:pw@"+srv.Addr())
+	b, err := driver.Open(ctx, "redis://locks:pw@"+srv.Addr())
 	require.NoError(t, err)
 	defer b.Close()
 
@@ -38,7 +38,7 @@ func TestHardenedACLUser(t *testing.T) {
 		require.NoError(t, b.Expire(ctx, "acl", o, time.Minute))
 		require.NoError(t, b.Unlock(ctx, "acl", o))
 	}
-	m, err := locker.New(b, "acl-mutex")
+	m, err := newStore(t, b).Mutex("acl-mutex")
 	require.NoError(t, err)
 	l, err := m.Lock(ctx)
 	require.NoError(t, err)

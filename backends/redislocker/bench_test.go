@@ -43,9 +43,9 @@ func BenchmarkContended(b *testing.B) {
 	for _, workers := range []int{4, 16} {
 		b.Run(fmt.Sprint("Goroutines", workers), func(b *testing.B) {
 			key := fmt.Sprint("contended-", workers)
-			bks := make([]*redislocker.Backend, workers)
-			for i := range bks {
-				bks[i] = newBackend(b, srv.Addr())
+			stores := make([]*locker.Store, workers)
+			for i := range stores {
+				stores[i] = newStore(b, newBackend(b, srv.Addr()))
 			}
 			b.SetParallelism((workers + 1) / 2) // GOMAXPROCS is 2 on CI machines
 			next := make(chan int, workers*4)
@@ -54,7 +54,7 @@ func BenchmarkContended(b *testing.B) {
 			}
 			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
-				m, err := locker.New(bks[<-next], key)
+				m, err := stores[<-next].Mutex(key)
 				if err != nil {
 					b.Error(err)
 					return

@@ -23,7 +23,7 @@ func TestACLWithoutKeysFailsBeforeWriting(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	b, err := locker.Open(ctx, "redis://other:pw@"+srv.Addr())
+	b, err := driver.Open(ctx, "redis://other:pw@"+srv.Addr())
 	require.NoError(t, err)
 	defer b.Close()
 	_, err = b.TryLock(ctx, driver.Request{Key: "acl", Owner: locker.NewOwner(), TTL: time.Minute})
@@ -51,7 +51,7 @@ func TestAuthenticationErrors(t *testing.T) {
 			// A backend per key: after its protocol error the server
 			// closes the connection, and the next call on it would see
 			// only that.
-			b, err := locker.Open(ctx, u)
+			b, err := driver.Open(ctx, u)
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = b.Close() })
 			_, err = b.TryLock(ctx, driver.Request{Key: key, Owner: locker.NewOwner(), TTL: time.Minute})
@@ -60,14 +60,14 @@ func TestAuthenticationErrors(t *testing.T) {
 			assert.Contains(t, err.Error(), "userinfo")
 			assert.NotContains(t, err.Error(), "wrong-pw")
 			assert.Less(t, len(err.Error()), 800, "the error quotes a long name in full")
-			fresh, err := locker.Open(ctx, u)
+			fresh, err := driver.Open(ctx, u)
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = fresh.Close() })
 			err = fresh.Unlock(ctx, key, locker.NewOwner())
 			require.ErrorIs(t, err, locker.ErrInvalid, u)
 		}
 	}
-	good, err := locker.Open(ctx, "redis://:"+url.QueryEscape("s3cret-pw")+"@"+srv.Addr())
+	good, err := driver.Open(ctx, "redis://:"+url.QueryEscape("s3cret-pw")+"@"+srv.Addr())
 	require.NoError(t, err)
 	defer good.Close()
 	_, err = good.TryLock(ctx, driver.Request{Key: "k", Owner: locker.NewOwner(), TTL: time.Minute})
@@ -81,7 +81,7 @@ func TestClusterNodeAsStandalone(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for _, addr := range cluster.Addrs() {
-		b, err := locker.Open(ctx, "redis://"+addr)
+		b, err := driver.Open(ctx, "redis://"+addr)
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = b.Close() })
 		_, err = b.TryLock(ctx, driver.Request{Key: "k", Owner: locker.NewOwner(), TTL: time.Minute})

@@ -18,7 +18,7 @@ import (
 func TestURLClientReplacesConnectionsAfterARestart(t *testing.T) {
 	ctx := context.Background()
 	srv := redistest.Start(t)
-	b, err := locker.Open(ctx, "redis://"+srv.Addr())
+	b, err := driver.Open(ctx, "redis://"+srv.Addr())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = b.Close() })
 	owner := locker.NewOwner()

@@ -11,15 +11,15 @@ import (
 	"github.com/distlock/distlock/locker"
 )
 
-// Open a backend by URL; the backend owns its client.
+// Open a store by URL; its backend owns its client.
 func Example_open() {
 	ctx := context.Background()
-	backend, err := locker.Open(ctx, "redis://127.0.0.1:6379/0?prefix=myapp")
+	store, err := locker.Open(ctx, "redis://127.0.0.1:6379/0?prefix=myapp")
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer backend.Close()
-	m, err := locker.New(backend, "orders/42")
+	defer store.Close()
+	m, err := store.Mutex("orders/42")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func Example_open() {
 	// ... work, passing lease.Token() to the resource ...
 }
 
-// Make a backend over a client of your own, here with the acquisition
+// Make a store over a client of your own, here with the acquisition
 // acknowledged by one replica.
 func ExampleNew() {
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", ContextTimeoutEnabled: true})
@@ -42,6 +42,7 @@ func ExampleNew() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer backend.Close() // leaves client open: it is the caller's
-	_, _ = locker.New(backend, "orders/42")
+	store := locker.NewStore(backend)
+	defer store.Close() // closes backend, and leaves client open: it is the caller's
+	_, _ = store.Mutex("orders/42")
 }

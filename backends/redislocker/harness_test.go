@@ -163,7 +163,7 @@ var _ conformance.Staller = (*harness)(nil)
 // NewUnreachableBackend opens a backend from a URL of addr, as a user
 // would.
 func (h *harness) NewUnreachableBackend(ctx context.Context, addr string) (driver.Backend, error) {
-	return locker.Open(ctx, "redis://"+addr)
+	return driver.Open(ctx, "redis://"+addr)
 }
 
 var _ conformance.Unreachable = (*harness)(nil)
@@ -221,4 +221,12 @@ func proxiedBackend(t testing.TB, srv *redistest.Server, opts ...redislocker.Opt
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
 	return newBackend(t, p.Addr(), opts...), p
+}
+
+// newStore returns a Store over b, closed with the test.
+func newStore(t testing.TB, b driver.Backend, opts ...locker.StoreOption) *locker.Store {
+	t.Helper()
+	s := locker.NewStore(b, opts...)
+	t.Cleanup(func() { _ = s.Close() })
+	return s
 }

@@ -168,12 +168,12 @@ func TestWaiterAcquiresAfterCut(t *testing.T) {
 	holderBackend := newBackend(t, srv.Addr())
 	const key = "cut-waiter"
 
-	holder, err := locker.New(holderBackend, key)
+	holder, err := newStore(t, holderBackend).Mutex(key)
 	require.NoError(t, err)
 	held, err := holder.Lock(ctx, locker.WithLease(time.Minute))
 	require.NoError(t, err)
 
-	waiter, err := locker.New(b, key)
+	waiter, err := newStore(t, b).Mutex(key)
 	require.NoError(t, err)
 	got := make(chan *locker.Lease, 1)
 	errs := make(chan error, 1)

@@ -128,7 +128,7 @@ func TestOpen(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			lb, err := locker.Open(ctx, tc.url)
+			lb, err := driver.Open(ctx, tc.url)
 			if tc.err != "" {
 				require.Error(t, err)
 				assert.ErrorIs(t, err, locker.ErrInvalid)

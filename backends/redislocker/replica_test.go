@@ -51,7 +51,7 @@ func TestReplicaAck(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, st.Held, "an unacknowledged hold must be released")
 
-	m, err := locker.New(b, "unacked-mutex")
+	m, err := newStore(t, b).Mutex("unacked-mutex")
 	require.NoError(t, err)
 	_, err = m.TryLock(ctx, locker.WithLease(time.Minute))
 	assert.ErrorIs(t, err, redislocker.ErrReplicaAck, "the Mutex passes the replica failure on")

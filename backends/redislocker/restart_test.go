@@ -66,7 +66,8 @@ func TestRestartDuringHoldClosesDone(t *testing.T) {
 	srv := redistest.Start(t)
 	b := newBackend(t, srv.Addr())
 	ctx := context.Background()
-	m, err := locker.New(b, "restarted", locker.WithWatchdogLease(900*time.Millisecond))
+	store := newStore(t, b)
+	m, err := store.Mutex("restarted", locker.WithWatchdogLease(900*time.Millisecond))
 	require.NoError(t, err)
 	lease, err := m.Lock(ctx)
 	require.NoError(t, err)
@@ -80,7 +81,7 @@ func TestRestartDuringHoldClosesDone(t *testing.T) {
 	}
 	assert.ErrorIs(t, lease.Unlock(ctx), locker.ErrLost)
 
-	next, err := locker.New(b, "restarted")
+	next, err := store.Mutex("restarted")
 	require.NoError(t, err)
 	l2, err := next.TryLock(ctx, locker.WithLease(time.Minute))
 	require.NoError(t, err)

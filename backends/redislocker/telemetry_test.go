@@ -69,9 +69,10 @@ func TestTelemetryOnRedis(t *testing.T) {
 
 	srv := redistest.Start(t)
 	b, proxy := proxiedBackend(t, srv)
-	holder, err := locker.New(b, "telemetry", locker.WithTelemetry(tel), locker.WithWatchdogLease(300*time.Millisecond))
+	store := newStore(t, b, locker.WithTelemetry(tel))
+	holder, err := store.Mutex("telemetry", locker.WithWatchdogLease(300*time.Millisecond))
 	require.NoError(t, err)
-	other, err := locker.New(b, "telemetry", locker.WithTelemetry(tel))
+	other, err := store.Mutex("telemetry")
 	require.NoError(t, err)
 
 	l, err := holder.Lock(ctx)

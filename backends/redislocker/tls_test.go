@@ -43,7 +43,7 @@ func TestTLSWithCAAndClientCertificate(t *testing.T) {
 	_, addr, c := startTLS(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	b, err := locker.Open(ctx, "rediss://"+addr+"/"+tlsQuery(c))
+	b, err := driver.Open(ctx, "rediss://"+addr+"/"+tlsQuery(c))
 	require.NoError(t, err)
 	defer b.Close()
 	o := locker.NewOwner()
@@ -54,7 +54,7 @@ func TestTLSWithCAAndClientCertificate(t *testing.T) {
 
 	// Without the CA the server's certificate is not trusted: a
 	// configuration error, not an unknown outcome.
-	untrusted, err := locker.Open(ctx, "rediss://"+addr+"/?cert_file="+url.QueryEscape(c.clientCert)+"&key_file="+url.QueryEscape(c.clientKey))
+	untrusted, err := driver.Open(ctx, "rediss://"+addr+"/?cert_file="+url.QueryEscape(c.clientCert)+"&key_file="+url.QueryEscape(c.clientKey))
 	require.NoError(t, err)
 	defer untrusted.Close()
 	_, err = untrusted.TryLock(ctx, driver.Request{Key: "tls", Owner: o, TTL: time.Minute})
@@ -71,7 +71,7 @@ func TestTLSMismatch(t *testing.T) {
 		{"redis://" + addr, "speaks TLS: use rediss://"},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		b, err := locker.Open(ctx, tc.url)
+		b, err := driver.Open(ctx, tc.url)
 		require.NoError(t, err)
 		start := time.Now()
 		_, err = b.TryLock(ctx, driver.Request{Key: "k", Owner: locker.NewOwner(), TTL: time.Minute})
@@ -96,7 +96,7 @@ func TestTLSParameters(t *testing.T) {
 		{"rediss://h:1/?ca_file=" + url.QueryEscape(c.clientKey), "no PEM certificate"},
 		{"rediss://h:1/?cert_file=" + url.QueryEscape(c.clientCert) + "&key_file=" + url.QueryEscape(c.serverKey), "client certificate"},
 	} {
-		_, err := locker.Open(context.Background(), tc.url)
+		_, err := driver.Open(context.Background(), tc.url)
 		require.ErrorIs(t, err, locker.ErrInvalid, tc.url)
 		assert.Contains(t, err.Error(), tc.says, tc.url)
 	}
@@ -105,7 +105,7 @@ func TestTLSParameters(t *testing.T) {
 		"rediss+cluster://h:1,h:2" + tlsQuery(c),
 		"rediss+sentinel://h:1/m" + tlsQuery(c),
 	} {
-		b, err := locker.Open(context.Background(), u)
+		b, err := driver.Open(context.Background(), u)
 		require.NoError(t, err, u)
 		require.NoError(t, b.Close())
 	}
@@ -141,7 +141,7 @@ func TestProtectedModeReason(t *testing.T) {
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	b, err := locker.Open(ctx, "redis://"+ln.Addr().String())
+	b, err := driver.Open(ctx, "redis://"+ln.Addr().String())
 	require.NoError(t, err)
 	defer b.Close()
 	_, err = b.TryLock(ctx, driver.Request{Key: "k", Owner: locker.NewOwner(), TTL: time.Minute})
