@@ -11,7 +11,6 @@ import (
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/etcdtest"
 	"github.com/distlock/distlock/internal/tcpproxy"
-	"github.com/distlock/distlock/locker"
 )
 
 // harness makes clients of one embedded etcd server, each through a TCP
@@ -32,7 +31,7 @@ func newHarness(t *testing.T) *harness {
 func (h *harness) NewBackend(ctx context.Context) (driver.Backend, error) {
 	b, err := h.clients.Connect(func(addr string) (any, error) {
 		// A client opened from a URL is the backend's own: Close closes it.
-		return locker.Open(ctx, "etcd://"+addr+"/?prefix=conformance/&dial_timeout=2s")
+		return driver.Open(ctx, "etcd://"+addr+"/?prefix=conformance/&dial_timeout=2s")
 	})
 	if err != nil {
 		return nil, err
@@ -61,7 +60,7 @@ func (h *harness) Resume(b driver.Backend) error { return h.clients.Heal(b) }
 // NewUnreachableBackend opens a backend from a URL of addr, as a user
 // would.
 func (h *harness) NewUnreachableBackend(ctx context.Context, addr string) (driver.Backend, error) {
-	return locker.Open(ctx, "etcd://"+addr+"/?dial_timeout=1s")
+	return driver.Open(ctx, "etcd://"+addr+"/?dial_timeout=1s")
 }
 
 var (

@@ -10,7 +10,6 @@ import (
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/memcachedtest"
 	"github.com/distlock/distlock/internal/tcpproxy"
-	"github.com/distlock/distlock/locker"
 )
 
 // harness makes clients of one memcached server, each through a TCP proxy
@@ -22,7 +21,7 @@ type harness struct {
 func (h *harness) NewBackend(ctx context.Context) (driver.Backend, error) {
 	b, err := h.clients.Connect(func(addr string) (any, error) {
 		// A client opened from a URL is the backend's own: Close closes it.
-		return locker.Open(ctx, "memcache://"+addr+"/?prefix=conformance:")
+		return driver.Open(ctx, "memcache://"+addr+"/?prefix=conformance:")
 	})
 	if err != nil {
 		return nil, err
@@ -49,7 +48,7 @@ func (h *harness) Resume(b driver.Backend) error { return h.clients.Heal(b) }
 // NewUnreachableBackend opens a backend from a URL of addr, as a user
 // would.
 func (h *harness) NewUnreachableBackend(ctx context.Context, addr string) (driver.Backend, error) {
-	return locker.Open(ctx, "memcache://"+addr)
+	return driver.Open(ctx, "memcache://"+addr)
 }
 
 var (
