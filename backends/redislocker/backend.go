@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -39,6 +40,8 @@ type Backend struct {
 	guard  driver.Guard
 	halted context.Context
 	halt   context.CancelFunc
+	// closeClient closes an owned client once, ahead of the guard's wait.
+	closeClient sync.Once
 }
 
 var (
@@ -97,17 +100,20 @@ func (b *Backend) Prefix() string { return b.cfg.prefix }
 //
 // Cancelling ends a call that waits for a connection or for the ordering
 // of its subscription at once. go-redis does not interrupt a command
-// already written, though: a call waiting for a server that stopped
-// answering ends by its context's deadline (with ContextTimeoutEnabled) or
-// the client's ReadTimeout, and Close waits that long at most.
+// already written, though, so Close closes a client it owns first, which
+// ends the commands on its connections (their outcome is unknown). With
+// the caller's client, a call waiting for a server that stopped answering
+// ends by its context's deadline (with ContextTimeoutEnabled) or the
+// client's ReadTimeout, and Close waits that long at most.
 func (b *Backend) Close() error {
 	b.halt()
+	var clientErr error
+	if b.cfg.ownsClient {
+		b.closeClient.Do(func() { clientErr = b.client.Close() })
+	}
 	return b.guard.Close(func() error {
 		b.notify.close()
-		if b.cfg.ownsClient {
-			return b.client.Close()
-		}
-		return nil
+		return clientErr
 	})
 }
 
