@@ -45,7 +45,10 @@ func everyCall(t *testing.T, b driver.Backend) {
 	withinDeadline(t, "unlock", func(ctx context.Context) error { return b.Unlock(ctx, "other", "o") })
 	withinDeadline(t, "expire", func(ctx context.Context) error { return b.Expire(ctx, "other", "o", 10*time.Second) })
 	withinDeadline(t, "inspect", func(ctx context.Context) error { _, err := b.(driver.Inspector).Inspect(ctx, "other"); return err })
-	withinDeadline(t, "forceunlock", func(ctx context.Context) error { _, err := b.(driver.ForceUnlocker).ForceUnlock(ctx, "other"); return err })
+	withinDeadline(t, "forceunlock", func(ctx context.Context) error {
+		_, err := b.(driver.ForceUnlocker).ForceUnlock(ctx, "other")
+		return err
+	})
 	withinDeadline(t, "fence", func(ctx context.Context) error { return core(b).fenceKey(ctx, "other", "o", 1) })
 	withinDeadline(t, "watch", func(ctx context.Context) error {
 		stop, err := b.(driver.Notifier).Watch(ctx, "other", func() {})
