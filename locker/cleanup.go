@@ -2,7 +2,6 @@ package locker
 
 import (
 	"context"
-	"sync"
 	"time"
 )
 
@@ -20,15 +19,11 @@ const cleanupGrace = 100 * time.Millisecond
 type cleanup struct {
 	// holds is how many holds of the owner the call may have left behind.
 	holds int
-	// queue, when set, is the lock whose wait queue the owner leaves.
-	queue Queueable
+	// queue reports whether the owner is to leave the lock's wait queue.
+	queue bool
 }
 
-func (c cleanup) empty() bool { return c.holds == 0 && c.queue == nil }
-
-// cleanups counts the background cleanups in progress, so that tests can
-// wait for them.
-var cleanups sync.WaitGroup
+func (c cleanup) empty() bool { return c.holds == 0 && !c.queue }
 
 // finish ends a call of the Mutex that did not leave a live Lease. What is
 // left to undo on the store is undone within ctx, or cleanupGrace past its
@@ -84,9 +79,9 @@ func (m *Mutex) handOff(c cleanup, until time.Time) {
 	m.cleaning = done
 	m.mu.Unlock()
 	m.tel.backgroundCleanup(c)
-	cleanups.Add(1)
+	m.s.cleanups.Add(1)
 	go func() {
-		defer cleanups.Done()
+		defer m.s.cleanups.Done()
 		m.clean(c, until)
 		<-m.sem
 		m.mu.Lock()
@@ -97,7 +92,7 @@ func (m *Mutex) handOff(c cleanup, until time.Time) {
 }
 
 // clean undoes c on the store, retrying calls with an unknown outcome with
-// backoff until until.
+// backoff until until, or until the Store is closed.
 func (m *Mutex) clean(c cleanup, until time.Time) {
 	delay := minPoll
 	for {
@@ -108,7 +103,11 @@ func (m *Mutex) clean(c cleanup, until time.Time) {
 			// Done, or what is left has run out with its lease.
 			return
 		}
-		time.Sleep(jitter(delay))
+		select {
+		case <-time.After(jitter(delay)):
+		case <-m.s.done:
+			return
+		}
 		delay = min(delay*2, maxPoll)
 	}
 }
@@ -117,9 +116,9 @@ func (m *Mutex) clean(c cleanup, until time.Time) {
 // whose outcome is unknown. A hold the store says the owner does not have
 // (ErrNotHeld), or cannot give back (ErrClosed), is not left.
 func (m *Mutex) undo(ctx context.Context, c cleanup) cleanup {
-	if c.queue != nil {
-		if err := m.storeDequeue(ctx, c.queue); !IsUnknown(err) {
-			c.queue = nil
+	if c.queue {
+		if err := m.storeDequeue(ctx); !IsUnknown(err) {
+			c.queue = false
 		}
 	}
 	for c.holds > 0 {

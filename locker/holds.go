@@ -7,7 +7,8 @@ import (
 	"sync"
 )
 
-// A Mutex re-enters only holds that this process knows to be live. A hold
+// A Mutex re-enters only holds that its Store knows to be live (a Store is
+// one process's view of the store). A hold
 // can outlive what the process knows of it: an Unlock whose outcome was
 // unknown may not have run, and a failover can promote a replica that still
 // has a hold released on the old primary. Re-entering such a hold would
@@ -18,16 +19,17 @@ import (
 //
 // A Mutex with an owner of its own accounts for one hold, its own: its
 // local token admits one live Lease at a time. Mutexes that share an owner
-// (WithOwner) account together, by owner and lock name, in sharedHolds:
+// (WithOwner) account together, by owner and lock name, in their Store's
+// sharedHolds:
 // every Lease of theirs that is live, or whose attempt is in flight, counts
 // one. Counting an attempt before it is made keeps two concurrent
 // acquisitions from taking each other's holds for stale ones; where the
 // count errs, it errs high, which at worst leaves a stale hold alone as
 // before.
-var sharedHolds = struct {
-	sync.Mutex
-	n map[holdKey]int
-}{n: make(map[holdKey]int)}
+type sharedHolds struct {
+	mu sync.Mutex
+	n  map[holdKey]int
+}
 
 type holdKey struct{ owner, lock string }
 
@@ -42,15 +44,19 @@ func (m *Mutex) account(delta int) int {
 	if !m.sharedOwner {
 		return 1
 	}
-	k := holdKey{m.owner, m.Name()}
-	sharedHolds.Lock()
-	defer sharedHolds.Unlock()
-	n := sharedHolds.n[k] + delta
+	h := &m.s.holds
+	k := holdKey{m.owner, m.name}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := h.n[k] + delta
 	if n <= 0 {
-		delete(sharedHolds.n, k)
+		delete(h.n, k)
 		return 0
 	}
-	sharedHolds.n[k] = n
+	if h.n == nil {
+		h.n = make(map[holdKey]int)
+	}
+	h.n[k] = n
 	return n
 }
 

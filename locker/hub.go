@@ -2,21 +2,25 @@ package locker
 
 import (
 	"context"
-	"reflect"
 	"sync"
 	"time"
 )
 
-// The hub shares subscriptions: all goroutines of this process that wait on
-// the same lock use one Watch on the store, and all that wait for the same
-// owner's turn in a lock's queue one WatchTurn. A subscription outlives its
-// last waiter by subscriptionLinger, so that a goroutine that locks again
-// soon after (the usual case under contention) finds it still active and
-// the store is not asked to subscribe and unsubscribe at every wait.
-var hub = struct {
-	sync.Mutex
-	topics map[any]*topic
-}{topics: make(map[any]*topic)}
+// A Store's hub shares subscriptions: all goroutines of the Store that wait
+// on the same lock use one Watch on the store, and all that wait for the
+// same owner's turn in a lock's queue one WatchTurn. A subscription outlives
+// its last waiter by subscriptionLinger, so that a goroutine that locks
+// again soon after (the usual case under contention) finds it still active
+// and the store is not asked to subscribe and unsubscribe at every wait.
+type hub struct {
+	mu     sync.Mutex
+	topics map[topicKey]*topic
+	closed bool
+}
+
+// topicKey names a subscription: to the releases of a lock (owner "") or
+// to owner's turns in its queue.
+type topicKey struct{ name, owner string }
 
 // subscriptionLinger is how long a subscription stays after its last
 // waiter left.
@@ -26,18 +30,19 @@ const subscriptionLinger = 250 * time.Millisecond
 // so a waiter that took gen before its attempt cannot miss an event that
 // happens after.
 type topic struct {
-	id    any
+	h     *hub
+	key   topicKey
 	ready chan struct{} // closed once the watch has returned
 	stop  func()        // set before ready closes; nil if the watch failed
-	refs  int           // guarded by hub
-	idle  *time.Timer   // guarded by hub: stops a topic nobody uses
+	refs  int           // guarded by h.mu
+	idle  *time.Timer   // guarded by h.mu: stops a topic nobody uses
 
 	mu  sync.Mutex
 	gen chan struct{}
 }
 
-func newTopic(id any) *topic {
-	return &topic{id: id, ready: make(chan struct{}), gen: make(chan struct{})}
+func newTopic(h *hub, key topicKey) *topic {
+	return &topic{h: h, key: key, ready: make(chan struct{}), gen: make(chan struct{})}
 }
 
 func (t *topic) fire() {
@@ -56,34 +61,35 @@ type subscription struct {
 	t *topic
 }
 
-// subscribe returns a waiter's subscription to l: to its releases when
-// owner is "", else to owner's turns in l's queue (which a Mutex only asks
-// for when l has one). If the lock cannot be watched, the subscription is
-// inactive; if it is not comparable and so cannot be shared, the waiter
-// gets a subscription of its own.
-func subscribe(ctx context.Context, l Lockable, owner string) *subscription {
-	id := topicID(l, owner)
+// subscribe returns a waiter's subscription to the lock name on s: to its
+// releases when owner is "", else to owner's turns in its queue (which a
+// Mutex only asks for when s has one). If the lock cannot be watched, or
+// the Store is closed, the subscription is inactive.
+func (h *hub) subscribe(ctx context.Context, s *Store, name, owner string) *subscription {
+	key := topicKey{name, owner}
 	start := watchFunc(func(ctx context.Context, fire func()) (func(), error) {
-		return l.(Watchable).Watch(ctx, fire)
+		return s.notifier.Watch(ctx, name, fire)
 	})
 	if owner != "" {
 		start = func(ctx context.Context, fire func()) (func(), error) {
-			return l.(Queueable).WatchTurn(ctx, owner, fire)
+			return s.queuer.WatchTurn(ctx, name, owner, fire)
 		}
 	}
-	if id == nil {
-		t := newTopic(nil)
-		t.watch(ctx, start)
-		return &subscription{t: t}
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil
 	}
-	hub.Lock()
-	t, ok := hub.topics[id]
+	t, ok := h.topics[key]
 	if !ok {
-		t = newTopic(id)
-		hub.topics[id] = t
+		t = newTopic(h, key)
+		if h.topics == nil {
+			h.topics = make(map[topicKey]*topic)
+		}
+		h.topics[key] = t
 	}
 	t.use()
-	hub.Unlock()
+	h.mu.Unlock()
 	if !ok {
 		t.watch(ctx, start)
 	}
@@ -94,14 +100,10 @@ func subscribe(ctx context.Context, l Lockable, owner string) *subscription {
 // rejoin returns a share of the subscription subscribe would return if it
 // is already active, else nil. A waiter that rejoins before its first
 // attempt needs no second attempt after subscribing.
-func rejoin(l Lockable, owner string) *subscription {
-	id := topicID(l, owner)
-	if id == nil {
-		return nil
-	}
-	hub.Lock()
-	defer hub.Unlock()
-	t, ok := hub.topics[id]
+func (h *hub) rejoin(name, owner string) *subscription {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	t, ok := h.topics[topicKey{name, owner}]
 	if !ok {
 		return nil
 	}
@@ -117,26 +119,27 @@ func rejoin(l Lockable, owner string) *subscription {
 	return &subscription{t: t}
 }
 
-// use counts one more waiter of t; the caller holds hub.
+// close stops every subscription, for Store.Close. Waiters still holding a
+// share find their topic retired when they leave it.
+func (h *hub) close() {
+	h.mu.Lock()
+	h.closed = true
+	topics := h.topics
+	h.topics = nil
+	h.mu.Unlock()
+	for _, t := range topics {
+		<-t.ready
+		t.unwatch()
+	}
+}
+
+// use counts one more waiter of t; the caller holds t.h.mu.
 func (t *topic) use() {
 	t.refs++
 	if t.idle != nil {
 		t.idle.Stop() // if it already fired, it finds refs > 0
 		t.idle = nil
 	}
-}
-
-// topicID identifies the subscription to l's releases (owner "") or to
-// owner's turns; nil when l cannot be shared.
-func topicID(l Lockable, owner string) any {
-	id := shareID(l)
-	if id == nil || owner == "" {
-		return id
-	}
-	return struct {
-		lock  any
-		owner string
-	}{id, owner}
 }
 
 // watch starts the store's subscription for t. A failed watch leaves t
@@ -147,24 +150,6 @@ func (t *topic) watch(ctx context.Context, start watchFunc) {
 	if err == nil {
 		t.stop = stop
 	}
-}
-
-// shareID identifies l's subscription: the backend and key for a KeyLock,
-// l itself for other comparable locks, nil when l cannot be shared.
-func shareID(l Lockable) any {
-	if k, ok := l.(*KeyLock); ok {
-		if !reflect.TypeOf(k.backend).Comparable() {
-			return nil
-		}
-		return struct {
-			b   Backend
-			key string
-		}{k.backend, k.key}
-	}
-	if !reflect.TypeOf(l).Comparable() {
-		return nil
-	}
-	return l
 }
 
 // active reports whether the subscription delivers events.
@@ -186,27 +171,25 @@ func (s *subscription) close() {
 		return
 	}
 	t := s.t
-	if t.id == nil {
-		t.unwatch()
-		return
-	}
-	hub.Lock()
-	defer hub.Unlock()
+	h := t.h
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	t.refs--
-	if t.refs == 0 {
+	if t.refs == 0 && h.topics[t.key] == t {
 		t.idle = time.AfterFunc(subscriptionLinger, t.retire)
 	}
 }
 
 // retire stops t's watch if it is still unused.
 func (t *topic) retire() {
-	hub.Lock()
-	if t.refs > 0 || hub.topics[t.id] != t {
-		hub.Unlock()
+	h := t.h
+	h.mu.Lock()
+	if t.refs > 0 || h.topics[t.key] != t {
+		h.mu.Unlock()
 		return
 	}
-	delete(hub.topics, t.id)
-	hub.Unlock()
+	delete(h.topics, t.key)
+	h.mu.Unlock()
 	t.unwatch()
 }
 

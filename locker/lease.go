@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/distlock/distlock/driver"
 )
 
 // Lease is one hold of a lock, returned by Mutex.Lock and Mutex.TryLock.
@@ -32,12 +34,19 @@ type Lease struct {
 	nextWatcher int
 }
 
-func newLease(m *Mutex, g Grant, start time.Time, ttl time.Duration, renew bool) *Lease {
+func newLease(m *Mutex, g driver.Grant, start time.Time, ttl time.Duration, renew bool) *Lease {
 	l := &Lease{m: m, token: g.Token, holds: g.Holds, ttl: ttl, done: make(chan struct{})}
 	// The timer and the first renewal may run before the assignments.
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.deadline = start.Add(validity(g, ttl))
+	if !m.s.track(l) {
+		// The Store closed after the attempt: the lease ends at once.
+		l.stopExpiry = func() bool { return false }
+		l.err = fmt.Errorf("%w: %w", ErrLost, ErrClosed)
+		close(l.done)
+		return l
+	}
 	l.stopExpiry = m.clock.At(l.deadline, l.expire)
 	if renew {
 		l.renewal = startRenewal(l, start)
@@ -47,7 +56,7 @@ func newLease(m *Mutex, g Grant, start time.Time, ttl time.Duration, renew bool)
 
 // validity is how long after the start of its attempt a grant of ttl is
 // known to hold.
-func validity(g Grant, ttl time.Duration) time.Duration {
+func validity(g driver.Grant, ttl time.Duration) time.Duration {
 	if g.Validity > 0 {
 		return g.Validity
 	}
@@ -82,7 +91,7 @@ func (l *Lease) Err() error {
 	return l.err
 }
 
-// Deadline returns when the lease ends by the Mutex's clock (see Clock),
+// Deadline returns when the lease ends by the Mutex's clock (see driver.Clock),
 // counted conservatively from the start of the attempt that took or last
 // renewed it.
 func (l *Lease) Deadline() time.Time {
@@ -138,7 +147,7 @@ func (l *Lease) Unlock(ctx context.Context) error {
 // wrapping ErrLost, and closes Done, when the store no longer holds the lock
 // for this owner.
 func (l *Lease) Extend(ctx context.Context, d time.Duration) error {
-	if err := checkLease(l.m.lock, d, "lease"); err != nil {
+	if err := l.m.s.checkLease(d, "lease"); err != nil {
 		return opError("extend", l.m.Name(), err)
 	}
 	l.mu.Lock()
@@ -229,6 +238,7 @@ func (l *Lease) end(reason error) {
 	for _, cancel := range watchers {
 		cancel(reason)
 	}
+	l.m.s.untrack(l)
 	if l.renewal != nil {
 		l.renewal.drop()
 	}

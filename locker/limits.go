@@ -16,22 +16,10 @@ const maxOwnerLen = 256
 
 // MinLease is the shortest lease a Mutex takes. A lease shorter than a
 // store's reply time would run out before every reply, and a Mutex would
-// try for ever; a store whose leases are coarser (see Granular) raises the
+// try for ever; a store whose leases are coarser (see driver.Granular) raises the
 // floor to its granularity. Shorter leases fail with ErrInvalid before any
 // store is called.
 const MinLease = 10 * time.Millisecond
-
-// checkLease checks that a lease of d, named what, can be honoured on l.
-func checkLease(l Lockable, d time.Duration, what string) error {
-	if d <= 0 {
-		return invalid(fmt.Sprintf("non-positive %s %v", what, d))
-	}
-	floor := max(MinLease, Granularity(l))
-	if d < floor {
-		return invalid(fmt.Sprintf("%s %v is shorter than %v, the least this lock can honour", what, d, floor))
-	}
-	return nil
-}
 
 // checkName checks a lock name's length.
 func checkName(name string) error {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/distlock/distlock/driver"
 )
 
 // Mutex is a distributed lock as a program holds it. It is safe for
@@ -17,14 +19,15 @@ import (
 // store, never the life of the lock: a lock outlives the context it was taken
 // with until Lease.Unlock or the end of its lease.
 type Mutex struct {
-	lock          Lockable
+	s             *Store
+	name          string
 	owner         string
 	sharedOwner   bool
 	label         string
 	labelSet      bool
 	watchdogLease time.Duration
-	// clock times the Mutex's leases, renewals and waits.
-	clock Clock
+	// clock times the Mutex's leases, renewals and waits: its store's.
+	clock driver.Clock
 	// sem holds one token while a Lease of this Mutex is live, or while a
 	// background cleanup of its last call runs.
 	sem chan struct{}
@@ -34,35 +37,24 @@ type Mutex struct {
 	cleaning chan struct{} // closed when the running cleanup ends; nil if none
 }
 
-// New returns a Mutex for the lock named name on backend b. See NewMutex.
-func New(b Backend, name string, opts ...MutexOption) (*Mutex, error) {
-	k, err := Key(b, name)
-	if err != nil {
-		return nil, opError("new", name, err)
-	}
-	return NewMutex(k, opts...)
-}
-
-// NewMutex returns a Mutex for l. It fails with ErrInvalid when l is nil or
-// an option is invalid.
-func NewMutex(l Lockable, opts ...MutexOption) (*Mutex, error) {
-	if l == nil {
-		return nil, opError("new", "", invalid("nil lock"))
-	}
+// newMutex returns a Mutex for the lock named name on s, whose name has
+// been checked.
+func newMutex(s *Store, name string, opts []MutexOption) (*Mutex, error) {
 	m := &Mutex{
-		lock:          l,
+		s:             s,
+		name:          name,
 		owner:         NewOwner(),
 		watchdogLease: DefaultWatchdogLease,
-		clock:         clockOf(l),
+		clock:         s.clock,
 		sem:           make(chan struct{}, 1),
 	}
 	for _, opt := range opts {
 		if err := opt(m); err != nil {
-			return nil, opError("new", l.Name(), err)
+			return nil, opError("new", name, err)
 		}
 	}
-	if err := checkLease(l, m.watchdogLease, "watchdog lease"); err != nil {
-		return nil, opError("new", l.Name(), err)
+	if err := s.checkLease(m.watchdogLease, "watchdog lease"); err != nil {
+		return nil, opError("new", name, err)
 	}
 	switch {
 	case !m.sharedOwner:
@@ -74,19 +66,19 @@ func NewMutex(l Lockable, opts ...MutexOption) (*Mutex, error) {
 		m.owner = labelled(m.owner, m.label)
 	}
 	if len(m.owner) > maxOwnerLen {
-		return nil, opError("new", l.Name(), invalid(fmt.Sprintf("owner and label of %d bytes, longer than %d", len(m.owner), maxOwnerLen)))
+		return nil, opError("new", name, invalid(fmt.Sprintf("owner and label of %d bytes, longer than %d", len(m.owner), maxOwnerLen)))
+	}
+	if s.tel != nil {
+		m.tel = newMutexTelemetry(s.tel, name)
 	}
 	return m, nil
 }
 
 // Name returns the lock's name.
-func (m *Mutex) Name() string { return m.lock.Name() }
+func (m *Mutex) Name() string { return m.name }
 
 // Owner returns the Mutex's owner identity.
 func (m *Mutex) Owner() string { return m.owner }
-
-// Lockable returns the lock the Mutex locks.
-func (m *Mutex) Lockable() Lockable { return m.lock }
 
 // Lock waits until it holds the lock, the context ends, or the wait given by
 // WithWait runs out. It returns an error wrapping ErrNotAcquired when the
@@ -109,11 +101,14 @@ func (m *Mutex) acquire(ctx context.Context, op string, wait bool, opts []LockOp
 			return nil, opError(op, m.Name(), err)
 		}
 	}
+	if err := m.s.usable(); err != nil {
+		return nil, opError(op, m.name, err)
+	}
 	ttl, renew := s.lease, false
 	if ttl == 0 {
 		ttl, renew = m.watchdogLease, true
 	}
-	if err := checkLease(m.lock, ttl, "lease"); err != nil {
+	if err := m.s.checkLease(ttl, "lease"); err != nil {
 		return nil, opError(op, m.Name(), err)
 	}
 	if err := ctx.Err(); err != nil {
@@ -170,12 +165,16 @@ func (m *Mutex) enter(ctx context.Context, wait bool) error {
 			select {
 			case m.sem <- struct{}{}:
 				return nil
+			case <-m.s.done:
+				return fmt.Errorf("%w: the wait ended", ErrClosed)
 			case <-ctx.Done():
 				return waitEnded(ctx)
 			}
 		}
 		select {
 		case <-done:
+		case <-m.s.done:
+			return fmt.Errorf("%w: the wait ended", ErrClosed)
 		case <-ctx.Done():
 			return fmt.Errorf("%w: the release after this Mutex's previous call is still in progress (%w)", ErrUnavailable, context.Cause(ctx))
 		}
@@ -191,24 +190,18 @@ func waitEnded(ctx context.Context) error {
 }
 
 // Inspect returns the lock's state. It fails with an error wrapping
-// errors.ErrUnsupported when the lock cannot be inspected.
+// errors.ErrUnsupported when the store cannot be inspected.
 func (m *Mutex) Inspect(ctx context.Context) (State, error) {
-	in, ok := m.inspectable()
-	if !ok {
-		return State{}, opError("inspect", m.Name(), unsupported("inspection"))
+	if m.s.inspector == nil {
+		return State{}, opError("inspect", m.name, unsupported("inspection"))
 	}
-	ds, err := in.Inspect(ctx)
+	if err := m.s.usable(); err != nil {
+		return State{}, opError("inspect", m.name, err)
+	}
+	ds, err := m.s.inspector.Inspect(ctx, m.name)
 	st := stateOf(ds)
 	st.Label = labelOf(st.Owner)
-	return st, opError("inspect", m.Name(), err)
-}
-
-func (m *Mutex) inspectable() (Inspectable, bool) {
-	if !Supports(m.lock, CapInspect) {
-		return nil, false
-	}
-	in, ok := m.lock.(Inspectable)
-	return in, ok
+	return st, opError("inspect", m.name, err)
 }
 
 // IsLocked reports whether any owner holds the lock.
@@ -228,11 +221,16 @@ func (m *Mutex) HoldCount(ctx context.Context) (int, error) {
 }
 
 // ForceUnlock deletes the lock whoever holds it, and reports whether it was
-// held. The holder's Lease learns of the loss at its next renewal.
+// held. The holder's Lease learns of the loss at its next renewal. It fails
+// with an error wrapping errors.ErrUnsupported when the store cannot
+// force-unlock.
 func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) {
-	if !Supports(m.lock, CapForceUnlock) {
-		return false, opError("forceunlock", m.Name(), unsupported("force unlock"))
+	if m.s.forcer == nil {
+		return false, opError("forceunlock", m.name, unsupported("force unlock"))
 	}
-	ok, err := m.lock.(ForceUnlockable).ForceUnlock(ctx)
-	return ok, opError("forceunlock", m.Name(), err)
+	if err := m.s.usable(); err != nil {
+		return false, opError("forceunlock", m.name, err)
+	}
+	ok, err := m.s.forcer.ForceUnlock(ctx, m.name)
+	return ok, opError("forceunlock", m.name, err)
 }

@@ -93,18 +93,6 @@ func (t *Telemetry) reports() bool {
 	return t != nil && (t.metrics != nil || t.tracer != nil || t.logger != nil)
 }
 
-// WithTelemetry reports the Mutex's calls and leases through t. A nil t,
-// or one made without providers or logger, reports nothing.
-func WithTelemetry(t *Telemetry) MutexOption {
-	return func(m *Mutex) error {
-		m.tel = nil
-		if t.reports() {
-			m.tel = newMutexTelemetry(t, m.Name())
-		}
-		return nil
-	}
-}
-
 // mutexTelemetry is a Telemetry as one Mutex uses it. A nil
 // *mutexTelemetry reports nothing: every hook checks for it first, so a
 // Mutex without telemetry pays one comparison per hook.

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/distlock/distlock/driver"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -99,24 +100,22 @@ func (mt *mutexTelemetry) renewal(l *Lease, err, lost error) {
 	}
 }
 
-// observeRound counts a round of renewals sent together, once for each
-// Telemetry with leases in it.
-func observeRound(due []*renewal) {
-	for _, t := range metricsOf(due) {
-		t.batches.Add(context.Background(), 1)
+// observeRound counts a round of renewals sent together.
+func (s *Store) observeRound() {
+	if s.tel != nil && s.tel.metrics != nil {
+		s.tel.metrics.batches.Add(context.Background(), 1)
 	}
 }
 
-// expireBatch is b.ExpireBatch, measured for each Telemetry with leases in
-// the batch. Its result is that of the first renewal that got no answer,
-// or ok: a lock found gone is an answer, counted in distlock.renewals.
-func expireBatch(ctx context.Context, b BatchExpirer, batch []Renewal, due []*renewal) []error {
-	ins := metricsOf(due)
-	if len(ins) == 0 {
-		return b.ExpireBatch(ctx, batch)
+// expireAll renews a batch of the Store's leases (see driver.ExpireAll),
+// measured as one store call: expire_batch when the driver batches, else
+// expire.
+func (s *Store) expireAll(ctx context.Context, batch []driver.Renewal) []error {
+	if s.tel == nil || s.tel.metrics == nil {
+		return driver.ExpireAll(ctx, s.d, batch)
 	}
 	start := time.Now()
-	errs := b.ExpireBatch(ctx, batch)
+	errs := driver.ExpireAll(ctx, s.d, batch)
 	elapsed := time.Since(start).Seconds()
 	res := resultOK
 	for _, err := range errs {
@@ -125,29 +124,10 @@ func expireBatch(ctx context.Context, b BatchExpirer, batch []Renewal, due []*re
 			break
 		}
 	}
-	attrs := metric.WithAttributes(attrOperation.String(opExpireBatch), attrResult.String(res))
-	for _, in := range ins {
-		in.store.Record(ctx, elapsed, attrs)
+	op := opExpire
+	if _, ok := s.d.(driver.BatchExpirer); ok {
+		op = opExpireBatch
 	}
+	s.tel.metrics.store.Record(ctx, elapsed, metric.WithAttributes(attrOperation.String(op), attrResult.String(res)))
 	return errs
-}
-
-// metricsOf returns the instruments of the leases' Telemetries, each once.
-// It allocates nothing when no lease has any.
-func metricsOf(due []*renewal) []*instruments {
-	var ins []*instruments
-next:
-	for _, r := range due {
-		mt := r.lease.m.tel
-		if mt == nil || mt.metrics == nil {
-			continue
-		}
-		for _, in := range ins {
-			if in == mt.metrics {
-				continue next
-			}
-		}
-		ins = append(ins, mt.metrics)
-	}
-	return ins
 }

@@ -35,5 +35,5 @@ func (mt *mutexTelemetry) backgroundCleanup(c cleanup) {
 		return
 	}
 	mt.log(context.Background(), slog.LevelInfo, "distlock: the store did not answer in time; releasing in the background",
-		slog.Int("holds", c.holds), slog.Bool("queue", c.queue != nil))
+		slog.Int("holds", c.holds), slog.Bool("queue", c.queue))
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/distlock/distlock/driver"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -12,58 +13,49 @@ import (
 // The Mutex calls its store through these, so that each call is measured
 // (distlock.store.duration) and, below a recording span, traced.
 
-func (m *Mutex) storeTryLock(ctx context.Context, ttl time.Duration) (Grant, error) {
+func (m *Mutex) storeTryLock(ctx context.Context, ttl, patience time.Duration) (driver.Grant, error) {
+	r := driver.Request{Key: m.name, Owner: m.owner, TTL: ttl, Patience: patience}
 	if m.tel == nil {
-		return m.lock.TryLock(ctx, m.owner, ttl)
+		return m.s.d.TryLock(ctx, r)
 	}
 	ctx, c := m.tel.startCall(ctx, opTryLock)
-	g, err := m.lock.TryLock(ctx, m.owner, ttl)
-	c.end(ctx, grantResult(g, err), err)
-	return g, err
-}
-
-func (m *Mutex) storeTryLockQueued(ctx context.Context, q Queueable, ttl, patience time.Duration) (Grant, error) {
-	if m.tel == nil {
-		return q.TryLockQueued(ctx, m.owner, ttl, patience)
-	}
-	ctx, c := m.tel.startCall(ctx, opTryLock)
-	g, err := q.TryLockQueued(ctx, m.owner, ttl, patience)
+	g, err := m.s.d.TryLock(ctx, r)
 	c.end(ctx, grantResult(g, err), err)
 	return g, err
 }
 
 func (m *Mutex) storeUnlock(ctx context.Context) error {
 	if m.tel == nil {
-		return m.lock.Unlock(ctx, m.owner)
+		return m.s.d.Unlock(ctx, m.name, m.owner)
 	}
 	ctx, c := m.tel.startCall(ctx, opUnlock)
-	err := m.lock.Unlock(ctx, m.owner)
+	err := m.s.d.Unlock(ctx, m.name, m.owner)
 	c.end(ctx, storeResult(err), err)
 	return err
 }
 
 func (m *Mutex) storeExpire(ctx context.Context, ttl time.Duration) error {
 	if m.tel == nil {
-		return m.lock.Expire(ctx, m.owner, ttl)
+		return m.s.d.Expire(ctx, m.name, m.owner, ttl)
 	}
 	ctx, c := m.tel.startCall(ctx, opExpire)
-	err := m.lock.Expire(ctx, m.owner, ttl)
+	err := m.s.d.Expire(ctx, m.name, m.owner, ttl)
 	c.end(ctx, storeResult(err), err)
 	return err
 }
 
-func (m *Mutex) storeDequeue(ctx context.Context, q Queueable) error {
+func (m *Mutex) storeDequeue(ctx context.Context) error {
 	if m.tel == nil {
-		return q.Dequeue(ctx, m.owner)
+		return m.s.queuer.Dequeue(ctx, m.name, m.owner)
 	}
 	ctx, c := m.tel.startCall(ctx, opDequeue)
-	err := q.Dequeue(ctx, m.owner)
+	err := m.s.queuer.Dequeue(ctx, m.name, m.owner)
 	c.end(ctx, storeResult(err), err)
 	return err
 }
 
 // grantResult classifies a lock attempt: a refusal is not_acquired.
-func grantResult(g Grant, err error) string {
+func grantResult(g driver.Grant, err error) string {
 	if err == nil && !g.Acquired {
 		return resultNotAcquired
 	}

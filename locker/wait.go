@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/distlock/distlock/driver"
 )
 
 // Waiting bounds. Without release notification a waiter polls, starting at
@@ -13,7 +15,7 @@ import (
 // remaining lease. With notification it sleeps until a release, or at most
 // the holder's remaining lease (maxNotified when unknown) as a safety net.
 //
-// On a lock with a wait queue (CapQueue) a waiter stays in line for
+// On a store with a wait queue (driver.Queuer) a waiter stays in line for
 // queuePatience after each attempt, and so attempts again at least every
 // queueRefresh; a waiter that dies leaves the queue, or gives back a
 // reservation made for it, within queuePatience.
@@ -44,18 +46,17 @@ const (
 // shows in its hold count whether the failed ones took the lock, and the
 // holds no live Lease accounts for are given back (see holds.go). The
 // first attempt's failure ends the call at once.
-func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) (g Grant, start time.Time, undo cleanup, err error) {
+func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) (g driver.Grant, start time.Time, undo cleanup, err error) {
 	var sub *subscription
 	defer func() { sub.close() }()
-	queue, queued := m.lock.(Queueable)
-	queued = queued && wait && Supports(m.lock, CapQueue)
+	queued := wait && m.s.queuer != nil
 	if wait {
-		sub = rejoin(m.lock, m.waiterID(queued))
+		sub = m.s.hub.rejoin(m.name, m.waiterID(queued))
 	}
 	if queued {
 		defer func() {
 			if err != nil {
-				undo.queue = queue
+				undo.queue = true
 			}
 		}()
 	}
@@ -69,19 +70,19 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 			woken = sub.next()
 		}
 		start = m.clock.Now()
+		patience := time.Duration(0)
 		if queued {
-			g, err = m.storeTryLockQueued(ctx, queue, ttl, queuePatience)
-		} else {
-			g, err = m.storeTryLock(ctx, ttl)
+			patience = queuePatience
 		}
+		g, err = m.storeTryLock(ctx, ttl, patience)
 		if err != nil {
 			if !m.canRideOut(ctx, wait, answered, err) {
-				return Grant{}, start, m.abandon(err), m.failure(ctx, err)
+				return driver.Grant{}, start, m.abandon(err), m.failure(ctx, err)
 			}
 			failed = err
 			m.tel.ridingOut(ctx, err)
-			if err := sleep(ctx, m.clock, jitter(poll), woken); err != nil {
-				return Grant{}, start, m.abandon(failed), m.failure(ctx, failed)
+			if err := m.sleep(ctx, jitter(poll), woken); err != nil {
+				return driver.Grant{}, start, m.abandon(failed), m.failure(ctx, failed)
 			}
 			poll = min(poll*2, maxPoll)
 			continue
@@ -94,13 +95,13 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 			// before trying again: a lease this short for this store
 			// would otherwise make the loop spin.
 			if err := m.giveBack(ctx, 1); err != nil {
-				return Grant{}, start, cleanup{holds: 1}, fmt.Errorf("%w: the lease ran out before the store answered; releasing: %w", ErrUnavailable, err)
+				return driver.Grant{}, start, cleanup{holds: 1}, fmt.Errorf("%w: the lease ran out before the store answered; releasing: %w", ErrUnavailable, err)
 			}
 			if !wait {
-				return Grant{}, start, cleanup{}, fmt.Errorf("%w: the lease ran out before the store answered", ErrUnavailable)
+				return driver.Grant{}, start, cleanup{}, fmt.Errorf("%w: the lease ran out before the store answered", ErrUnavailable)
 			}
-			if err := sleep(ctx, m.clock, jitter(poll), nil); err != nil {
-				return Grant{}, start, cleanup{}, fmt.Errorf("%w: the lease ran out before the store answered (%w)", ErrUnavailable, context.Cause(ctx))
+			if err := m.sleep(ctx, jitter(poll), nil); err != nil {
+				return driver.Grant{}, start, cleanup{}, fmt.Errorf("%w: the lease ran out before the store answered (%w)", ErrUnavailable, context.Cause(ctx))
 			}
 			poll = min(poll*2, maxPoll)
 			continue
@@ -116,7 +117,7 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 				// and its token is theirs: only the extra holds are
 				// stale.
 				if err := m.giveBack(ctx, extra); err != nil {
-					return Grant{}, start, cleanup{holds: g.Holds}, err
+					return driver.Grant{}, start, cleanup{holds: g.Holds}, err
 				}
 				g.Holds -= extra
 				return g, start, cleanup{}, nil
@@ -125,23 +126,23 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 			// and so is their token. Give them all back and take a fresh
 			// hold.
 			if stale++; stale > maxStaleRounds {
-				return Grant{}, start, cleanup{holds: g.Holds}, fmt.Errorf("%w: the store keeps reporting %d holds this process does not account for", ErrUnavailable, g.Holds)
+				return driver.Grant{}, start, cleanup{holds: g.Holds}, fmt.Errorf("%w: the store keeps reporting %d holds this process does not account for", ErrUnavailable, g.Holds)
 			}
 			if err := m.giveBack(ctx, g.Holds); err != nil {
-				return Grant{}, start, cleanup{holds: g.Holds}, err
+				return driver.Grant{}, start, cleanup{holds: g.Holds}, err
 			}
 			continue
 		}
 		if !wait {
-			return Grant{}, start, cleanup{}, ErrNotAcquired
+			return driver.Grant{}, start, cleanup{}, ErrNotAcquired
 		}
-		if sub == nil && (queued || Supports(m.lock, CapWatch)) {
+		if sub == nil && (queued || m.s.notifier != nil) {
 			// Subscribe, then try again at once: a release (or the
 			// reservation) between the first attempt and the subscription
 			// would otherwise be missed. A waiter in the queue watches
 			// only its turn: every release while it waits is handed to a
 			// waiter.
-			sub = subscribe(ctx, m.lock, m.waiterID(queued))
+			sub = m.s.hub.subscribe(ctx, m.s, m.name, m.waiterID(queued))
 			continue
 		}
 		var delay time.Duration
@@ -154,8 +155,8 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 		if queued {
 			delay = min(delay, queueRefresh)
 		}
-		if err := sleep(ctx, m.clock, jitter(delay), woken); err != nil {
-			return Grant{}, start, cleanup{}, err
+		if err := m.sleep(ctx, jitter(delay), woken); err != nil {
+			return driver.Grant{}, start, cleanup{}, err
 		}
 	}
 }
@@ -203,7 +204,7 @@ func (m *Mutex) failure(ctx context.Context, err error) error {
 
 // late reports whether a grant's lease had run out by the time its reply
 // arrived, counting from the start of the attempt.
-func late(c Clock, g Grant, start time.Time, ttl time.Duration) bool {
+func late(c driver.Clock, g driver.Grant, start time.Time, ttl time.Duration) bool {
 	return c.Now().Sub(start) >= validity(g, ttl)
 }
 
@@ -226,9 +227,10 @@ func jitter(d time.Duration) time.Duration {
 	return half + rand.N(half) + time.Millisecond
 }
 
-// sleep waits for d on c, a wake-up on woken, or the end of ctx.
-func sleep(ctx context.Context, c Clock, d time.Duration, woken <-chan struct{}) error {
-	t := newTimer(c, d)
+// sleep waits for d on the Mutex's clock, a wake-up on woken, the end of
+// ctx, or the Store's Close.
+func (m *Mutex) sleep(ctx context.Context, d time.Duration, woken <-chan struct{}) error {
+	t := newTimer(m.clock, d)
 	defer t.Stop()
 	select {
 	case <-t.C:
@@ -237,5 +239,7 @@ func sleep(ctx context.Context, c Clock, d time.Duration, woken <-chan struct{})
 		return nil
 	case <-ctx.Done():
 		return waitEnded(ctx)
+	case <-m.s.done:
+		return fmt.Errorf("%w: the wait ended", ErrClosed)
 	}
 }

@@ -8,17 +8,15 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/distlock/distlock/driver"
 )
 
 // The watchdog renews leases taken without a fixed lease. There is one
-// scheduler per backend (one goroutine, running while it has leases to renew
-// and for idleLinger after), and one shared by all other locks. Renewals due
-// together are sent together: as one ExpireBatch call when the backend is a
+// scheduler per Store (one goroutine, running while it has leases to renew
+// and for idleLinger after). Renewals due together are sent together, by
+// driver.ExpireAll: as one ExpireBatch call when the driver is a
 // BatchExpirer, or as concurrent calls otherwise.
-var watchdogs = struct {
-	sync.Mutex
-	byGroup map[any]*scheduler
-}{byGroup: make(map[any]*scheduler)}
 
 // schedulerStarts counts scheduler goroutines started, for tests.
 var schedulerStarts atomic.Int64
@@ -26,9 +24,6 @@ var schedulerStarts atomic.Int64
 const (
 	// batchWindow lets a renewal go out this much early to join a batch.
 	batchWindow = 20 * time.Millisecond
-	// maxConcurrentRenewals bounds the calls of one scheduler in flight
-	// when its backend cannot batch.
-	maxConcurrentRenewals = 64
 	// idleLinger is how long a scheduler without leases waits for a new
 	// one before its goroutine exits. A program that locks and unlocks in
 	// a loop then keeps one goroutine instead of starting one per lock,
@@ -50,15 +45,13 @@ type renewal struct {
 	stopped  bool          // by Unlock, or because the lease ended
 }
 
-// scheduler renews the leases of one group. Renewals are timed by the
-// group's clock (its backend's); the idle linger, which only bounds the
-// life of the goroutine, by the system clock, so that a scheduler on a
-// stopped fake clock still exits.
+// scheduler renews the leases of one Store. Renewals are timed by the
+// Store's clock; the idle linger, which only bounds the life of the
+// goroutine, by the system clock, so that a scheduler on a stopped fake
+// clock still exits.
 type scheduler struct {
-	group   any
-	clock   Clock
-	batcher BatchExpirer // nil when the group cannot batch
-	wake    chan struct{}
+	s    *Store
+	wake chan struct{}
 
 	mu      sync.Mutex
 	queue   renewalQueue
@@ -71,22 +64,14 @@ type scheduler struct {
 	emptySince time.Time
 }
 
+func (s *scheduler) init(st *Store) {
+	s.s = st
+	s.wake = make(chan struct{}, 1)
+}
+
 // startRenewal schedules l's first renewal a third of its lease after start.
 func startRenewal(l *Lease, start time.Time) *renewal {
-	var group any = sharedGroup{}
-	var batcher BatchExpirer
-	if k, ok := l.m.lock.(*KeyLock); ok {
-		group = k.backend
-		batcher, _ = k.backend.(BatchExpirer)
-	}
-	watchdogs.Lock()
-	s, ok := watchdogs.byGroup[group]
-	if !ok {
-		s = &scheduler{group: group, clock: l.m.clock, batcher: batcher, wake: make(chan struct{}, 1)}
-		watchdogs.byGroup[group] = s
-	}
-	watchdogs.Unlock()
-
+	s := &l.m.s.dog
 	r := &renewal{lease: l, s: s, next: start.Add(l.ttl / 3), index: -1}
 	s.mu.Lock()
 	heap.Push(&s.queue, r)
@@ -107,9 +92,6 @@ func startRenewal(l *Lease, start time.Time) *renewal {
 	}
 	return r
 }
-
-// sharedGroup is the group of locks that are not keys on one backend.
-type sharedGroup struct{}
 
 func (s *scheduler) poke() {
 	select {
@@ -139,7 +121,7 @@ func (r *renewal) drop() (inflight chan struct{}) {
 		s.emptySince = time.Now()
 		// An idle scheduler exits idleLinger from now, not at its next
 		// timer, which may be a third of a lease away.
-		wake = s.wakeAt.After(s.clock.Now().Add(idleLinger))
+		wake = s.wakeAt.After(s.s.clock.Now().Add(idleLinger))
 	}
 	inflight = r.inflight
 	s.mu.Unlock()
@@ -164,7 +146,7 @@ func (r *renewal) advance(at time.Time) {
 func (s *scheduler) run() {
 	for {
 		s.mu.Lock()
-		now := s.clock.Now()
+		now := s.s.clock.Now()
 		idle := time.Duration(0)
 		if len(s.queue) == 0 {
 			if s.emptySince.IsZero() {
@@ -173,7 +155,6 @@ func (s *scheduler) run() {
 			if idle = time.Since(s.emptySince); idle >= idleLinger {
 				s.running = false
 				s.mu.Unlock()
-				s.retire()
 				return
 			}
 		} else {
@@ -191,7 +172,7 @@ func (s *scheduler) run() {
 		case len(due) > 0:
 		case len(s.queue) > 0:
 			wait = s.queue[0].next.Sub(now)
-			stop = s.clock.At(s.queue[0].next, s.poke)
+			stop = s.s.clock.At(s.queue[0].next, s.poke)
 		default:
 			wait = idleLinger - idle
 			stop = time.AfterFunc(wait, s.poke).Stop
@@ -208,54 +189,21 @@ func (s *scheduler) run() {
 	}
 }
 
-// retire removes an idle scheduler from the registry, unless a lease was
-// added meanwhile.
-func (s *scheduler) retire() {
-	watchdogs.Lock()
-	defer watchdogs.Unlock()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.running && watchdogs.byGroup[s.group] == s {
-		delete(watchdogs.byGroup, s.group)
-	}
-}
-
 // renew renews the due leases and puts back those still held.
 func (s *scheduler) renew(due []*renewal) {
-	start := s.clock.Now()
-	observeRound(due)
-	errs := make([]error, len(due))
+	start := s.s.clock.Now()
+	s.s.observeRound()
 	timeout := due[0].lease.ttl / 3
 	for _, r := range due {
 		timeout = min(timeout, r.lease.ttl/3)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	if s.batcher != nil {
-		batch := make([]Renewal, len(due))
-		for i, r := range due {
-			batch[i] = Renewal{Key: r.lease.m.Name(), Owner: r.lease.m.owner, TTL: r.lease.ttl}
-		}
-		errs = expireBatch(ctx, s.batcher, batch, due)
-		if len(errs) != len(due) {
-			err := fmt.Errorf("backend returned %d results for %d renewals", len(errs), len(due))
-			errs = make([]error, len(due))
-			for i := range errs {
-				errs[i] = err
-			}
-		}
-	} else {
-		var wg sync.WaitGroup
-		limit := make(chan struct{}, maxConcurrentRenewals)
-		for i, r := range due {
-			limit <- struct{}{}
-			wg.Go(func() {
-				defer func() { <-limit }()
-				errs[i] = r.lease.m.storeExpire(ctx, r.lease.ttl)
-			})
-		}
-		wg.Wait()
+	batch := make([]driver.Renewal, len(due))
+	for i, r := range due {
+		batch[i] = driver.Renewal{Key: r.lease.m.name, Owner: r.lease.m.owner, TTL: r.lease.ttl}
 	}
+	errs := s.s.expireAll(ctx, batch)
 	for i, r := range due {
 		s.settle(r, start, errs[i])
 	}
@@ -285,7 +233,7 @@ func (s *scheduler) settle(r *renewal, start time.Time, err error) {
 		if err == nil {
 			r.next = start.Add(l.ttl / 3)
 		} else {
-			r.next = s.clock.Now().Add(min(l.ttl/10, time.Second))
+			r.next = s.s.clock.Now().Add(min(l.ttl/10, time.Second))
 		}
 		heap.Push(&s.queue, r)
 	}
