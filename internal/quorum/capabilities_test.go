@@ -153,3 +153,39 @@ func TestNestedFencing(t *testing.T) {
 	defer bare.Close()
 	assert.Nil(t, newTarget(bare, "k", "bare").fencer, "no member can fence")
 }
+
+// TestKeysWatch: a multi-key combinator watches the keys whose store can
+// notify, whatever key it is given, and is no Notifier when none can.
+func TestKeysWatch(t *testing.T) {
+	ctx := context.Background()
+	a, b := memlocker.New(), memlocker.New()
+	mk, err := NewKeys(All, []Member{{a, "a"}, {only{}.member(), "b"}, {b, "b"}}, DefaultSettings(All))
+	require.NoError(t, err)
+	defer mk.Close()
+	released := make(chan struct{}, 4)
+	stop, err := mk.(driver.Notifier).Watch(ctx, "ignored", func() {
+		select {
+		case released <- struct{}{}:
+		default:
+		}
+	})
+	require.NoError(t, err)
+	defer stop()
+	_, err = b.TryLock(ctx, driver.Request{Key: "b", Owner: "x", TTL: time.Minute})
+	require.NoError(t, err)
+	require.NoError(t, b.Unlock(ctx, "b", "x"))
+	select {
+	case <-released:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the release of one key was not heard")
+	}
+	_, inspects := mk.(driver.Inspector)
+	assert.False(t, inspects, "a key's store cannot inspect")
+	assert.Equal(t, "multilock(a, b, b)", fmt.Sprint(mk))
+
+	none, err := NewKeys(All, []Member{{only{}.member(), "a"}, {only{}.member(), "b"}}, DefaultSettings(All))
+	require.NoError(t, err)
+	defer none.Close()
+	_, notifies := none.(driver.Notifier)
+	assert.False(t, notifies)
+}
