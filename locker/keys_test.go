@@ -34,23 +34,23 @@ func TestKeysRejectsBadKeys(t *testing.T) {
 	require.NoError(t, closed.Close())
 	cases := map[string][]locker.Key{
 		"no keys":                       nil,
-		"nil store":                     {{st, "a"}, {nil, "b"}},
-		"a store of no driver":          {{st, "a"}, {locker.NewStore(nil), "b"}},
-		"empty name":                    {{st, "a"}, {other, ""}},
-		"the same key twice":            {{st, "a"}, {st, "a"}},
-		"the same key via two clients":  {{st, "a"}, {twin, "a"}},
-		"the same key on a nested lock": {{st, "a"}, {nested, "a"}},
+		"nil store":                     {{Store: st, Name: "a"}, {Store: nil, Name: "b"}},
+		"a store of no driver":          {{Store: st, Name: "a"}, {Store: locker.NewStore(nil), Name: "b"}},
+		"empty name":                    {{Store: st, Name: "a"}, {Store: other, Name: ""}},
+		"the same key twice":            {{Store: st, Name: "a"}, {Store: st, Name: "a"}},
+		"the same key via two clients":  {{Store: st, Name: "a"}, {Store: twin, Name: "a"}},
+		"the same key on a nested lock": {{Store: st, Name: "a"}, {Store: nested, Name: "a"}},
 	}
 	for name, keys := range cases {
 		_, err := locker.Keys(keys)
 		assert.ErrorIs(t, err, locker.ErrInvalid, name)
 	}
-	_, err = locker.Keys([]locker.Key{{st, "a"}, {closed, "b"}})
+	_, err = locker.Keys([]locker.Key{{Store: st, Name: "a"}, {Store: closed, Name: "b"}})
 	assert.ErrorIs(t, err, locker.ErrClosed)
-	_, err = locker.Keys([]locker.Key{{st, "a"}}, locker.WithWatchdogLease(-1))
+	_, err = locker.Keys([]locker.Key{{Store: st, Name: "a"}}, locker.WithWatchdogLease(-1))
 	assert.ErrorIs(t, err, locker.ErrInvalid)
 
-	m, err := locker.Keys([]locker.Key{{st, "a"}, {st, "b"}, {other, "a"}})
+	m, err := locker.Keys([]locker.Key{{Store: st, Name: "a"}, {Store: st, Name: "b"}, {Store: other, Name: "a"}})
 	require.NoError(t, err, "different keys on one store, and one key on different stores, are independent")
 	assert.Equal(t, "multilock(a, b, a)", m.Name())
 }
@@ -60,7 +60,7 @@ func TestKeysTransfer(t *testing.T) {
 	ctx := context.Background()
 	c := memlocker.NewStore().Client()
 	st := storeOf(t, c)
-	m, err := locker.Keys([]locker.Key{{st, "account:A"}, {st, "account:B"}})
+	m, err := locker.Keys([]locker.Key{{Store: st, Name: "account:A"}, {Store: st, Name: "account:B"}})
 	require.NoError(t, err)
 	l, err := m.Lock(ctx, locker.WithLease(time.Minute))
 	require.NoError(t, err)
@@ -77,7 +77,7 @@ func TestKeysTransfer(t *testing.T) {
 
 	// Another transfer that needs account B waits, and holds nothing
 	// meanwhile.
-	bc, err := locker.Keys([]locker.Key{{st, "account:B"}, {st, "account:C"}})
+	bc, err := locker.Keys([]locker.Key{{Store: st, Name: "account:B"}, {Store: st, Name: "account:C"}})
 	require.NoError(t, err)
 	_, err = bc.TryLock(ctx, locker.WithLease(time.Minute))
 	require.ErrorIs(t, err, locker.ErrNotAcquired)
@@ -111,8 +111,8 @@ func TestKeysOverlappingSets(t *testing.T) {
 	for _, p := range pairs {
 		// Each transfer is a process of its own: one client, one Store.
 		keys := []locker.Key{
-			{storeOf(t, accounts[p[0]].store.Client()), accounts[p[0]].name},
-			{storeOf(t, accounts[p[1]].store.Client()), accounts[p[1]].name},
+			{Store: storeOf(t, accounts[p[0]].store.Client()), Name: accounts[p[0]].name},
+			{Store: storeOf(t, accounts[p[1]].store.Client()), Name: accounts[p[1]].name},
 		}
 		m, err := locker.Keys(keys)
 		require.NoError(t, err)
@@ -149,14 +149,14 @@ func TestKeysCapabilities(t *testing.T) {
 	a, b := memlocker.NewStore(), memlocker.NewStore()
 	full := storeOf(t, a.Client())
 	half := storeOf(t, bare{b.Client()})
-	m, err := locker.Keys([]locker.Key{{full, "a"}, {half, "b"}})
+	m, err := locker.Keys([]locker.Key{{Store: full, Name: "a"}, {Store: half, Name: "b"}})
 	require.NoError(t, err)
 	_, err = m.Inspect(ctx)
 	assert.ErrorIs(t, err, errors.ErrUnsupported)
 	_, err = m.ForceUnlock(ctx)
 	assert.ErrorIs(t, err, errors.ErrUnsupported)
 
-	holder, err := locker.Keys([]locker.Key{{storeOf(t, a.Client()), "a"}, {storeOf(t, b.Client()), "b"}})
+	holder, err := locker.Keys([]locker.Key{{Store: storeOf(t, a.Client()), Name: "a"}, {Store: storeOf(t, b.Client()), Name: "b"}})
 	require.NoError(t, err)
 	l, err := holder.Lock(ctx, locker.WithLease(time.Minute))
 	require.NoError(t, err)
