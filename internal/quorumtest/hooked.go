@@ -13,8 +13,8 @@ import (
 // first run a hook, for faults memlocker's own cannot aim at one operation:
 // a hook that returns an error fails the call before it runs, and a hook
 // may move a ManualClock to make the call take simulated time. It passes
-// through the client's Watch, Inspect, ForceUnlock, Granularity and
-// Endpoint, and nothing else: it is no driver.BatchExpirer (a batch would
+// through the client's Watch, Inspect, ForceUnlock, Granularity, Endpoint
+// and Calls, and nothing else: it is no driver.BatchExpirer (a batch would
 // bypass the expire hook; the kit renews through Expire instead) and no
 // driver.Queuer. It holds the client in a named field, not embedded, so
 // that no capability it does not mean to pass is promoted.
@@ -120,3 +120,7 @@ func (h *Hooked) Close() error { return h.c.Close() }
 type Bare struct {
 	driver.Backend
 }
+
+// Calls is the client's count of op calls that reached the store (see
+// memlocker.Client.Calls).
+func (h *Hooked) Calls(op string) int { return h.c.Calls(op) }
