@@ -2,13 +2,11 @@ package etcdlocker
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/mvccpb"
-	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/distlock/distlock/driver"
@@ -246,9 +244,4 @@ func (b *Backend) move(ctx context.Context, r driver.Renewal) error {
 	}
 	b.revokeLater(ctx, lease.id)
 	return errContended
-}
-
-// isLeaseNotFound reports whether err says the lease no longer exists.
-func isLeaseNotFound(err error) bool {
-	return errors.Is(err, rpctypes.ErrLeaseNotFound) || errors.Is(rpctypes.Error(err), rpctypes.ErrLeaseNotFound)
 }
