@@ -1,14 +1,20 @@
-// Package locker is the portable core of distlock: the Backend interface that
-// lock stores implement, and the Mutex that programs hold.
+// Package locker is what programs use of distlock: a Store, the lock store
+// as a program holds it, and the Mutex it hands out.
 //
-// A Backend makes one atomic attempt per call on one store. A Lockable is one
-// lock: a key on a Backend (see Key) or a combination of members (packages
-// multilock and redlock). A Mutex adds everything a program needs on top of a
-// Lockable: waiting, wait and lease budgets, a watchdog that renews leases and
-// reports loss through Lease.Done, local exclusion between goroutines,
-// re-entry through an explicit owner identity, fencing tokens and inspection.
+// A Store is made from a driver (package driver: one per lock store, in
+// backends/..., or a combinator such as redlock) or opened from a URL. It
+// finds what its driver can do once, validates input, wraps errors with the
+// operation and the lock's name, and owns what its Mutexes share: a
+// watchdog that renews their leases in batches, one release subscription
+// per lock for all their waiters, and the live holds of shared owners. A
+// Mutex adds what a program needs on top of one attempt: waiting, wait and
+// lease budgets, a lease whose loss is signalled through Lease.Done, local
+// exclusion between goroutines, re-entry through an explicit owner
+// identity, fencing tokens and inspection.
 //
-//	m, err := locker.New(backend, "orders/42")
+//	store, err := locker.Open(ctx, "redis://localhost:6379/0")
+//	defer store.Close()
+//	m, err := store.Mutex("orders/42")
 //	lease, err := m.Lock(ctx)
 //	if err != nil { ... }
 //	defer lease.Unlock(context.Background())
@@ -17,26 +23,29 @@
 //	default:
 //	}
 //
+// Keys makes one Mutex over several locks, possibly on several Stores, held
+// while all of them are.
+//
 // # Waiting
 //
 // A waiting Mutex (Lock, or TryLock with WithWait) joins the lock's queue
-// where the store keeps one (Queuer): each release then hands the lock to
-// the first waiter still in line and wakes only that waiter, so waiters are
-// served in the order they asked. Otherwise it sleeps until a release
-// notification (Notifier), or polls with jittered backoff, never sleeping
-// past the holder's remaining lease. Waiters of one process share their
-// subscriptions. A wait rides out attempts that fail with ErrUnavailable or
+// where the store keeps one (driver.Queuer): each release then hands the
+// lock to the first waiter still in line and wakes only that waiter, so
+// waiters are served in the order they asked. Otherwise it sleeps until a
+// release notification (driver.Notifier), or polls with jittered backoff,
+// never sleeping past the holder's remaining lease. Waiters of one Store
+// share their subscriptions. A wait rides out attempts that fail with ErrUnavailable or
 // an unknown outcome for a few seconds once the store has answered it, and
 // gives back any hold such an attempt took.
 //
 // # Clocks
 //
 // A Mutex times its leases (Lease.Deadline, and Done closing at it, renewed
-// or not), its watchdog's renewals and its waits by a Clock: the backend's
-// when the lock is a KeyLock on a Clocked backend, such as a memlocker
-// store with a ManualClock, so that tests drive the store and the Mutex
-// with one fake clock; the system clock otherwise. Context deadlines are
-// always real time.
+// or not), its watchdog's renewals and its waits by its Store's clock: the
+// driver's when it is a driver.Clocked, such as a memlocker store with a
+// ManualClock, so that tests drive the store and the Mutex with one fake
+// clock; the system clock otherwise. Context deadlines are always real
+// time.
 //
 // # Guarantees
 //
@@ -72,8 +81,9 @@
 //
 // # Stale holds
 //
-// A Mutex re-enters only holds that a live Lease of this process accounts
-// for. A hold can outlive what the process knows of it: an Unlock whose
+// A Mutex re-enters only holds that a live Lease of its Store accounts for
+// (a Store is one process's view of the store). A hold can outlive what the
+// process knows of it: an Unlock whose
 // outcome was unknown may not have run, and a failover can promote a
 // replica that still has a released hold. An acquisition that finds more
 // holds than the process accounts for gives the stale ones back and takes

@@ -36,7 +36,7 @@ func TestLockAfterALostUnlockTakesAFreshHold(t *testing.T) {
 	other, err := mb.TryLock(ctx, locker.WithLease(time.Second))
 	require.NoError(t, err, "after the Unlock nobody holds the lock")
 	require.NoError(t, other.Unlock(ctx))
-	locker.WaitCleanups()
+	waitCleanups()
 }
 
 // A hold resurrected on the store (as a failover to a replica that missed
@@ -66,9 +66,10 @@ func TestSharedOwnerNestsOnLiveHoldsOnly(t *testing.T) {
 	ctx := context.Background()
 	s := memlocker.NewStore()
 	owner := locker.NewOwner()
-	m1 := newMutex(t, s.Client(), "k", locker.WithOwner(owner))
-	m2 := newMutex(t, s.Client(), "k", locker.WithOwner(owner))
-	m3 := newMutex(t, s.Client(), "k", locker.WithOwner(owner))
+	c := s.Client() // one Store: shared owners account together per Store
+	m1 := newMutex(t, c, "k", locker.WithOwner(owner))
+	m2 := newMutex(t, c, "k", locker.WithOwner(owner))
+	m3 := newMutex(t, c, "k", locker.WithOwner(owner))
 
 	// A stale hold with nothing live: given back, a fresh token taken.
 	g, err := s.Client().TryLock(ctx, driver.Request{Key: "k", Owner: owner, TTL: time.Minute})
@@ -113,7 +114,7 @@ func TestLeaseTooShortIsInvalidAndNeverSpins(t *testing.T) {
 		_, err = m.TryLock(ctx, locker.WithLease(d))
 		require.ErrorIs(t, err, locker.ErrInvalid, "lease %v", d)
 	}
-	_, err := locker.New(c, "k", locker.WithWatchdogLease(time.Millisecond))
+	_, err := storeOf(t, c).Mutex("k", locker.WithWatchdogLease(time.Millisecond))
 	require.ErrorIs(t, err, locker.ErrInvalid)
 	assert.Zero(t, c.Calls("trylock"), "an invalid lease reaches no store")
 
@@ -125,7 +126,7 @@ func TestLeaseTooShortIsInvalidAndNeverSpins(t *testing.T) {
 	// from 5 ms to 500 ms makes about 10.
 	assert.LessOrEqual(t, c.Calls("trylock"), 20, "attempts whose lease ran out in flight must back off")
 	c.SetLatency(0)
-	locker.WaitCleanups()
+	waitCleanups()
 }
 
 // A call returns by its context's deadline although the store does not
@@ -159,7 +160,7 @@ func TestContextBoundsTheCallNotTheCleanup(t *testing.T) {
 	assert.NotErrorIs(t, err, locker.ErrNotAcquired)
 
 	c.SetLatency(0)
-	locker.WaitCleanups()
+	waitCleanups()
 	held, err := m.IsLocked(context.Background())
 	require.NoError(t, err)
 	assert.False(t, held, "the background release gave back what the lost attempts took")
@@ -185,17 +186,17 @@ func TestUnlockAfterTheLeaseRanOutIsErrLost(t *testing.T) {
 func TestOversizedNamesAreInvalid(t *testing.T) {
 	c := memlocker.New()
 	long := strings.Repeat("n", 1<<20)
-	_, err := locker.New(c, long)
+	_, err := storeOf(t, c).Mutex(long)
 	require.ErrorIs(t, err, locker.ErrInvalid)
 	assert.Less(t, len(err.Error()), 1024, "an error quotes a short prefix of the name")
-	_, err = locker.New(c, long[:locker.MaxNameLen+1])
+	_, err = storeOf(t, c).Mutex(long[:locker.MaxNameLen+1])
 	require.ErrorIs(t, err, locker.ErrInvalid)
-	m, err := locker.New(c, long[:locker.MaxNameLen])
+	m, err := storeOf(t, c).Mutex(long[:locker.MaxNameLen])
 	require.NoError(t, err)
 	l, err := m.TryLock(context.Background(), locker.WithLease(time.Minute))
 	require.NoError(t, err)
 	require.NoError(t, l.Unlock(context.Background()))
-	_, err = locker.New(c, "k", locker.WithOwner(strings.Repeat("o", 257)))
+	_, err = storeOf(t, c).Mutex("k", locker.WithOwner(strings.Repeat("o", 257)))
 	require.ErrorIs(t, err, locker.ErrInvalid)
 }
 
@@ -207,7 +208,7 @@ func TestSharedOwnerDoesNotRetryAnUnknownUnlock(t *testing.T) {
 	owner := locker.NewOwner()
 	c1 := s.Client()
 	m1 := newMutex(t, c1, "k", locker.WithOwner(owner))
-	m2 := newMutex(t, s.Client(), "k", locker.WithOwner(owner))
+	m2 := newMutex(t, c1, "k", locker.WithOwner(owner)) // the same Store
 	l1, err := m1.Lock(ctx, locker.WithLease(time.Minute))
 	require.NoError(t, err)
 	l2, err := m2.Lock(ctx, locker.WithLease(time.Minute))
@@ -216,7 +217,7 @@ func TestSharedOwnerDoesNotRetryAnUnknownUnlock(t *testing.T) {
 
 	c1.TimeoutNext(1) // the Unlock runs, its reply is lost
 	require.Error(t, l1.Unlock(ctx))
-	locker.WaitCleanups()
+	waitCleanups()
 	n, err := m2.HoldCount(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n, "m2's hold survives m1's lost Unlock")

@@ -36,11 +36,11 @@ var (
 	// ErrReleased is what Lease.Err returns after Unlock.
 	ErrReleased = errors.New("lock released")
 
-	// ErrClosed reports a call on a closed backend.
+	// ErrClosed reports a call on a closed Store or driver.
 	ErrClosed = driver.ErrClosed
 
 	// ErrInvalid reports bad input: an empty name, a non-positive lease, a
-	// negative wait, a nil backend. Nothing was changed.
+	// negative wait, a nil driver. Nothing was changed.
 	ErrInvalid = driver.ErrInvalid
 )
 
@@ -49,7 +49,7 @@ type OpError struct {
 	// Op is the operation: "lock", "trylock", "unlock", "extend", "inspect"
 	// or "forceunlock".
 	Op string
-	// Lock names the lock, as Lockable.Name returns it.
+	// Lock names the lock, as Mutex.Name returns it.
 	Lock string
 	// Err is the cause; errors.Is and errors.As see through to it.
 	Err error
@@ -89,7 +89,7 @@ func invalid(what string) error {
 
 // unsupported returns an errors.ErrUnsupported error naming the capability.
 func unsupported(capability string) error {
-	return fmt.Errorf("%w: backend has no %s", errors.ErrUnsupported, capability)
+	return fmt.Errorf("%w: the store has no %s", errors.ErrUnsupported, capability)
 }
 
 // IsUnknown reports whether err leaves a lock's state unknown: err is not

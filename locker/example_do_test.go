@@ -12,7 +12,7 @@ import (
 
 func ExampleMutex_Do() {
 	ctx := context.Background()
-	m, err := locker.New(memlocker.New(), "reports/daily", locker.WithLabel("report-builder"))
+	m, err := locker.NewStore(memlocker.New()).Mutex("reports/daily", locker.WithLabel("report-builder"))
 	if err != nil {
 		panic(err)
 	}
@@ -30,7 +30,7 @@ func ExampleMutex_Do() {
 
 func ExampleLease_Context() {
 	ctx := context.Background()
-	m, err := locker.New(memlocker.New(), "jobs/import")
+	m, err := locker.NewStore(memlocker.New()).Mutex("jobs/import")
 	if err != nil {
 		panic(err)
 	}

@@ -12,8 +12,9 @@ import (
 
 func ExampleMutex_Lock() {
 	ctx := context.Background()
-	backend := memlocker.New() // or locker.Open(ctx, "redis://...")
-	m, err := locker.New(backend, "orders/42")
+	store := locker.NewStore(memlocker.New()) // or locker.Open(ctx, "redis://...")
+	defer store.Close()
+	m, err := store.Mutex("orders/42")
 	if err != nil {
 		panic(err)
 	}
@@ -38,10 +39,10 @@ func ExampleMutex_Lock() {
 
 func ExampleMutex_TryLock() {
 	ctx := context.Background()
-	store := memlocker.NewStore()
-	// Two Mutexes on two clients of one store, as two processes would have.
-	first, _ := locker.New(store.Client(), "report")
-	second, _ := locker.New(store.Client(), "report")
+	shared := memlocker.NewStore()
+	// Two Stores on two clients of one mem store, as two processes would have.
+	first, _ := locker.NewStore(shared.Client()).Mutex("report")
+	second, _ := locker.NewStore(shared.Client()).Mutex("report")
 
 	lease, err := first.TryLock(ctx)
 	fmt.Println("first:", err)
@@ -64,10 +65,11 @@ func ExampleMutex_TryLock() {
 
 func ExampleWithOwner() {
 	ctx := context.Background()
-	backend := memlocker.New()
+	store := locker.NewStore(memlocker.New())
+	defer store.Close()
 	owner := locker.NewOwner()
-	outer, _ := locker.New(backend, "tree", locker.WithOwner(owner))
-	inner, _ := locker.New(backend, "tree", locker.WithOwner(owner))
+	outer, _ := store.Mutex("tree", locker.WithOwner(owner))
+	inner, _ := store.Mutex("tree", locker.WithOwner(owner))
 
 	l1, _ := outer.Lock(ctx)
 	l2, err := inner.Lock(ctx) // same owner: re-enters
@@ -87,7 +89,7 @@ func ExampleWithOwner() {
 
 func ExampleLease_Done() {
 	ctx := context.Background()
-	m, _ := locker.New(memlocker.New(), "batch")
+	m, _ := locker.NewStore(memlocker.New()).Mutex("batch")
 
 	// A fixed lease is not renewed: Done closes when it runs out.
 	lease, err := m.Lock(ctx, locker.WithLease(30*time.Millisecond))
@@ -110,7 +112,7 @@ func ExampleLease_Done() {
 func ExampleLease_Token() {
 	ctx := context.Background()
 	clock := memlocker.NewManualClock(time.Now())
-	store := memlocker.NewStore(memlocker.WithClock(clock))
+	shared := memlocker.NewStore(memlocker.WithClock(clock))
 
 	// A resource that refuses writes with a token lower than one it has
 	// accepted: a holder whose lease passed cannot overwrite a newer one.
@@ -124,11 +126,11 @@ func ExampleLease_Token() {
 		fmt.Printf("%s (token %d): written\n", who, token)
 	}
 
-	slow, _ := locker.New(store.Client(), "file")
+	slow, _ := locker.NewStore(shared.Client()).Mutex("file")
 	stale, _ := slow.Lock(ctx, locker.WithLease(time.Minute))
 	clock.Advance(2 * time.Minute) // the slow holder pauses past its lease
 
-	fast, _ := locker.New(store.Client(), "file")
+	fast, _ := locker.NewStore(shared.Client()).Mutex("file")
 	fresh, _ := fast.Lock(ctx, locker.WithLease(time.Minute))
 	write("fast", fresh.Token())
 	write("slow", stale.Token()) // wakes up and writes anyway
@@ -142,11 +144,11 @@ func ExampleLease_Token() {
 
 func ExampleMutex_ForceUnlock() {
 	ctx := context.Background()
-	store := memlocker.NewStore()
-	holder, _ := locker.New(store.Client(), "stuck", locker.WithWatchdogLease(300*time.Millisecond))
+	shared := memlocker.NewStore()
+	holder, _ := locker.NewStore(shared.Client()).Mutex("stuck", locker.WithWatchdogLease(300*time.Millisecond))
 	lease, _ := holder.Lock(ctx)
 
-	admin, _ := locker.New(store.Client(), "stuck")
+	admin, _ := locker.NewStore(shared.Client()).Mutex("stuck")
 	broke, err := admin.ForceUnlock(ctx)
 	fmt.Println("broke:", broke, err)
 
@@ -161,7 +163,7 @@ func ExampleMutex_ForceUnlock() {
 
 func ExampleMutex_Inspect() {
 	ctx := context.Background()
-	m, _ := locker.New(memlocker.New(), "jobs/7")
+	m, _ := locker.NewStore(memlocker.New()).Mutex("jobs/7")
 	lease, _ := m.Lock(ctx, locker.WithLease(time.Minute))
 
 	st, err := m.Inspect(ctx)
@@ -178,7 +180,8 @@ func ExampleMutex_Inspect() {
 
 func ExampleOpen() {
 	ctx := context.Background()
-	// Importing a backend package registers its scheme; here "mem".
+	// Importing a backend package registers its scheme; here "mem". Each
+	// Open makes a Store with a client of its own.
 	a, err := locker.Open(ctx, "mem://example-open")
 	if err != nil {
 		panic(err)
@@ -187,8 +190,8 @@ func ExampleOpen() {
 	b, _ := locker.Open(ctx, "mem://example-open") // the same store
 	defer b.Close()
 
-	ma, _ := locker.New(a, "cron")
-	mb, _ := locker.New(b, "cron")
+	ma, _ := a.Mutex("cron")
+	mb, _ := b.Mutex("cron")
 	lease, _ := ma.TryLock(ctx)
 	_, err = mb.TryLock(ctx)
 	fmt.Println(errors.Is(err, locker.ErrNotAcquired))

@@ -1,4 +1,4 @@
 package locker
 
-// WaitCleanups waits for the background cleanups in progress.
-func WaitCleanups() { cleanups.Wait() }
+// WaitCleanups waits for the Store's background cleanups in progress.
+func (s *Store) WaitCleanups() { s.cleanups.Wait() }

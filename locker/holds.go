@@ -7,7 +7,8 @@ import (
 	"sync"
 )
 
-// A Mutex re-enters only holds that this process knows to be live. A hold
+// A Mutex re-enters only holds that its Store knows to be live (a Store is
+// one process's view of the store). A hold
 // can outlive what the process knows of it: an Unlock whose outcome was
 // unknown may not have run, and a failover can promote a replica that still
 // has a hold released on the old primary. Re-entering such a hold would

@@ -51,7 +51,7 @@ func TestInspectSaysWhoHoldsTheLock(t *testing.T) {
 func TestBadLabelsAreInvalid(t *testing.T) {
 	c := memlocker.New()
 	for _, label := range []string{"", strings.Repeat("x", 65), "a|b", "tab\there", "nl\n"} {
-		_, err := locker.New(c, "k", locker.WithLabel(label))
+		_, err := storeOf(t, c).Mutex("k", locker.WithLabel(label))
 		require.ErrorIs(t, err, locker.ErrInvalid, "label %q", label)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/distlock/distlock/backends/memlocker"
 	"github.com/distlock/distlock/backends/redislocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/locker"
 )
@@ -113,7 +114,7 @@ type lateReplies struct {
 	hook func()
 }
 
-func (b *lateReplies) ExpireBatch(ctx context.Context, rs []locker.Renewal) []error {
+func (b *lateReplies) ExpireBatch(ctx context.Context, rs []driver.Renewal) []error {
 	errs := b.Client.ExpireBatch(ctx, rs)
 	b.hook()
 	return errs

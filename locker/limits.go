@@ -16,7 +16,7 @@ const maxOwnerLen = 256
 
 // MinLease is the shortest lease a Mutex takes. A lease shorter than a
 // store's reply time would run out before every reply, and a Mutex would
-// try for ever; a store whose leases are coarser (see Granular) raises the
+// try for ever; a store whose leases are coarser (see driver.Granular) raises the
 // floor to its granularity. Shorter leases fail with ErrInvalid before any
 // store is called.
 const MinLease = 10 * time.Millisecond

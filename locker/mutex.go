@@ -101,6 +101,9 @@ func (m *Mutex) acquire(ctx context.Context, op string, wait bool, opts []LockOp
 			return nil, opError(op, m.Name(), err)
 		}
 	}
+	if err := m.s.usable(); err != nil {
+		return nil, opError(op, m.name, err)
+	}
 	ttl, renew := s.lease, false
 	if ttl == 0 {
 		ttl, renew = m.watchdogLease, true

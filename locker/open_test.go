@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	driver.Register("locker-test", func(_ context.Context, u *url.URL) (locker.Backend, error) {
+	driver.Register("locker-test", func(_ context.Context, u *url.URL) (driver.Backend, error) {
 		if u.Query().Has("fail") {
 			return nil, errors.New("refused")
 		}
@@ -83,7 +83,7 @@ func TestOpenRejectsAMalformedQuery(t *testing.T) {
 
 func TestOpErrorCutsALongName(t *testing.T) {
 	name := strings.Repeat("n", 1<<20)
-	_, err := locker.New(memlocker.New(), name, locker.WithOwner(""))
+	_, err := storeOf(t, memlocker.New()).Mutex(name, locker.WithOwner(""))
 	require.ErrorIs(t, err, locker.ErrInvalid)
 	assert.Less(t, len(err.Error()), 1000)
 	assert.Contains(t, err.Error(), "(1048576 bytes)")

@@ -12,8 +12,8 @@ const DefaultWatchdogLease = 30 * time.Second
 // MutexOption configures a Mutex.
 type MutexOption func(*Mutex) error
 
-// WithOwner sets the Mutex's owner identity. Mutexes on the same lock with
-// the same owner nest: while one holds the lock, another's Lock re-enters it
+// WithOwner sets the Mutex's owner identity. Mutexes of one Store on the
+// same lock with the same owner nest: while one holds the lock, another's Lock re-enters it
 // and the hold count rises. The identity must be unguessable by other
 // processes (see NewOwner), and at most 256 bytes long. Without this option
 // every Mutex has an owner of its own.

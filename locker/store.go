@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/distlock/distlock/driver"
@@ -39,8 +40,9 @@ type Store struct {
 	// cleanups counts the background cleanups in progress (see finish).
 	cleanups sync.WaitGroup
 
+	// closed is set by Close, under mu so that track sees it.
+	closed atomic.Bool
 	mu     sync.Mutex
-	closed bool
 	leases map[*Lease]struct{} // live leases, ended by Close
 	// done is closed by Close: it ends waits and background cleanups.
 	done      chan struct{}
@@ -125,9 +127,7 @@ func (s *Store) usable() error {
 	if s.d == nil {
 		return invalid("a Store made from a nil driver")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed.Load() {
 		return ErrClosed
 	}
 	return nil
@@ -141,7 +141,7 @@ func (s *Store) usable() error {
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		s.mu.Lock()
-		s.closed = true
+		s.closed.Store(true)
 		leases := make([]*Lease, 0, len(s.leases))
 		for l := range s.leases {
 			leases = append(leases, l)
@@ -166,7 +166,7 @@ func (s *Store) Close() error {
 func (s *Store) track(l *Lease) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed.Load() {
 		return false
 	}
 	s.leases[l] = struct{}{}

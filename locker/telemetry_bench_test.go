@@ -36,9 +36,9 @@ func BenchmarkTryLockUnlock(b *testing.B) {
 	})
 }
 
-func benchTryLockUnlock(b *testing.B, opts ...locker.MutexOption) {
+func benchTryLockUnlock(b *testing.B, opts ...locker.StoreOption) {
 	ctx := context.Background()
-	m, err := locker.New(memlocker.New(), "bench", opts...)
+	m, err := storeOf(b, memlocker.New(), opts...).Mutex("bench")
 	if err != nil {
 		b.Fatal(err)
 	}

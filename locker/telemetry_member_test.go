@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/combine"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/redlock"
 )
@@ -20,10 +22,9 @@ func TestTelemetryFailingMember(t *testing.T) {
 	ctx := context.Background()
 	r := newRig(t)
 	cs := []*memlocker.Client{memlocker.New(), memlocker.New(), memlocker.New()}
-	rl, err := redlock.New([]locker.Backend{cs[0], cs[1], cs[2]}, redlock.WithRestartGuard(0))
+	rl, err := redlock.New([]driver.Backend{cs[0], cs[1], cs[2]}, combine.WithRestartGuard(0))
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = rl.Close() })
-	m := newMutex(t, rl, "report", locker.WithTelemetry(r.tel))
+	m := telMutex(t, rl, "report", r.tel)
 
 	cs[2].Partition()
 	l, err := m.TryLock(ctx, locker.WithLease(time.Minute))

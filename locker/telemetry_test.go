@@ -19,7 +19,7 @@ import (
 func TestTelemetryAcquireAndRelease(t *testing.T) {
 	ctx := context.Background()
 	r := newRig(t)
-	m := newMutex(t, memlocker.New(), "report", locker.WithTelemetry(r.tel))
+	m := telMutex(t, memlocker.New(), "report", r.tel)
 
 	l, err := m.TryLock(ctx)
 	require.NoError(t, err)
@@ -53,8 +53,8 @@ func TestTelemetryContention(t *testing.T) {
 	ctx := context.Background()
 	r := newRig(t)
 	c := memlocker.New()
-	holder := newMutex(t, c, "report", locker.WithTelemetry(r.tel))
-	other := newMutex(t, c, "report", locker.WithTelemetry(r.tel))
+	holder := telMutex(t, c, "report", r.tel)
+	other := telMutex(t, c, "report", r.tel)
 
 	l, err := holder.TryLock(ctx)
 	require.NoError(t, err)
@@ -91,7 +91,7 @@ func TestTelemetryLostByRenewal(t *testing.T) {
 	ctx := context.Background()
 	r := newRig(t)
 	c := memlocker.New()
-	m := newMutex(t, c, "report", locker.WithTelemetry(r.tel), locker.WithWatchdogLease(300*time.Millisecond))
+	m := telMutex(t, c, "report", r.tel, locker.WithWatchdogLease(300*time.Millisecond))
 	l, err := m.Lock(ctx)
 	require.NoError(t, err)
 	r.eventually(t, 1, "distlock.renewals", result("renewed"))
@@ -129,7 +129,7 @@ func TestTelemetryLostByRenewal(t *testing.T) {
 func TestTelemetryFixedLeaseRunsOut(t *testing.T) {
 	ctx := context.Background()
 	r := newRig(t)
-	m := newMutex(t, memlocker.New(), "report", locker.WithTelemetry(r.tel))
+	m := telMutex(t, memlocker.New(), "report", r.tel)
 	l, err := m.TryLock(ctx, locker.WithLease(50*time.Millisecond))
 	require.NoError(t, err)
 	<-l.Done()
@@ -145,7 +145,7 @@ func TestTelemetryFailingStore(t *testing.T) {
 	ctx := context.Background()
 	r := newRig(t)
 	c := memlocker.New()
-	m := newMutex(t, c, "report", locker.WithTelemetry(r.tel))
+	m := telMutex(t, c, "report", r.tel)
 
 	c.FailNext(1, locker.ErrUnavailable)
 	_, err := m.TryLock(ctx)
@@ -182,7 +182,7 @@ func TestTelemetryRenewalsFailingThenLost(t *testing.T) {
 	ctx := context.Background()
 	r := newRig(t)
 	c := memlocker.New()
-	m := newMutex(t, c, "report", locker.WithTelemetry(r.tel), locker.WithWatchdogLease(300*time.Millisecond))
+	m := telMutex(t, c, "report", r.tel, locker.WithWatchdogLease(300*time.Millisecond))
 	l, err := m.Lock(ctx)
 	require.NoError(t, err)
 	c.Partition()
@@ -207,7 +207,7 @@ func TestTelemetryWaitRidesThroughAFailure(t *testing.T) {
 	store := memlocker.NewStore()
 	holder := newMutex(t, store.Client(), "report")
 	wc := store.Client()
-	waiter := newMutex(t, wc, "report", locker.WithTelemetry(r.tel))
+	waiter := telMutex(t, wc, "report", r.tel)
 
 	l, err := holder.TryLock(ctx)
 	require.NoError(t, err)
@@ -242,7 +242,7 @@ func TestTelemetryLockNameAttributeIsOptInAndCut(t *testing.T) {
 	ctx := context.Background()
 	r := newRig(t, locker.WithLockNameAttribute())
 	name := strings.Repeat("n", 300)
-	m := newMutex(t, memlocker.New(), name, locker.WithTelemetry(r.tel))
+	m := telMutex(t, memlocker.New(), name, r.tel)
 	l, err := m.TryLock(ctx)
 	require.NoError(t, err)
 	require.NoError(t, l.Unlock(ctx))
@@ -256,8 +256,9 @@ func TestTelemetryWithoutProvidersCostsNothing(t *testing.T) {
 	ctx := context.Background()
 	none, err := locker.NewTelemetry()
 	require.NoError(t, err)
-	allocs := func(opts ...locker.MutexOption) float64 {
-		m := newMutex(t, memlocker.New(), "report", opts...)
+	allocs := func(opts ...locker.StoreOption) float64 {
+		m, err := storeOf(t, memlocker.New(), opts...).Mutex("report")
+		require.NoError(t, err)
 		return testing.AllocsPerRun(100, func() {
 			l, err := m.TryLock(ctx, locker.WithLease(time.Minute))
 			if err == nil {
@@ -274,7 +275,7 @@ func TestTelemetryWithoutProvidersCostsNothing(t *testing.T) {
 func TestTelemetryLogsACleanupLeftToTheBackground(t *testing.T) {
 	r := newRig(t)
 	c := memlocker.New()
-	m := newMutex(t, c, "report", locker.WithTelemetry(r.tel))
+	m := telMutex(t, c, "report", r.tel)
 	// The store answers after the call's context, and its grace, are over:
 	// the hold the attempt may have taken is given back in the background.
 	c.SetLatency(500 * time.Millisecond)
@@ -285,6 +286,6 @@ func TestTelemetryLogsACleanupLeftToTheBackground(t *testing.T) {
 	assert.Contains(t, r.logs.String(), "level=INFO")
 	assert.Contains(t, r.logs.String(), "releasing in the background")
 	assert.Contains(t, r.logs.String(), "holds=1")
-	locker.WaitCleanups()
+	waitCleanups()
 	assert.EqualValues(t, 1, r.value(t, "distlock.acquisitions", result("unknown")))
 }

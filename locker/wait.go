@@ -15,7 +15,7 @@ import (
 // remaining lease. With notification it sleeps until a release, or at most
 // the holder's remaining lease (maxNotified when unknown) as a safety net.
 //
-// On a lock with a wait queue (CapQueue) a waiter stays in line for
+// On a store with a wait queue (driver.Queuer) a waiter stays in line for
 // queuePatience after each attempt, and so attempts again at least every
 // queueRefresh; a waiter that dies leaves the queue, or gives back a
 // reservation made for it, within queuePatience.

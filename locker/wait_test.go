@@ -10,11 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
 // plainBackend hides every optional capability of the backend it wraps.
-type plainBackend struct{ locker.Backend }
+type plainBackend struct{ driver.Backend }
 
 func TestWaitersWithoutNotificationPoll(t *testing.T) {
 	ctx := context.Background()
@@ -41,10 +42,12 @@ func TestWaitersWithoutNotificationPoll(t *testing.T) {
 	}
 }
 
-// noQueue is a backend with release notification but no wait queue.
-type noQueue struct{ *memlocker.Client }
-
-func (noQueue) Supports(c locker.Capability) bool { return c != locker.CapQueue }
+// noQueue is a driver with release notification but no wait queue:
+// embedding the interfaces, not the client, passes only their methods.
+type noQueue struct {
+	driver.Backend
+	driver.Notifier
+}
 
 func TestWaitersInOneProcessShareASubscription(t *testing.T) {
 	ctx := context.Background()
@@ -55,7 +58,7 @@ func TestWaitersInOneProcessShareASubscription(t *testing.T) {
 	const waiters = 5
 	var wg sync.WaitGroup
 	for range waiters {
-		m := newMutex(t, noQueue{c}, "k")
+		m := newMutex(t, noQueue{c, c}, "k")
 		wg.Go(func() {
 			l, err := m.Lock(ctx, locker.WithLease(time.Minute))
 			if assert.NoError(t, err) {
@@ -97,27 +100,31 @@ func TestZeroWaitIsOneAttempt(t *testing.T) {
 }
 
 // shortValidity reports a validity shorter than the lease, as a RedLock
-// does after a slow attempt. It has no wait queue: its queued attempts
-// would bypass its TryLock.
+// does after a slow attempt. It passes on inspection and nothing else.
 type shortValidity struct {
-	*locker.KeyLock
+	c        *memlocker.Client
 	validity time.Duration
 }
 
-func (shortValidity) Supports(c locker.Capability) bool { return c != locker.CapQueue }
-
-func (s shortValidity) TryLock(ctx context.Context, owner string, ttl time.Duration) (locker.Grant, error) {
-	g, err := s.KeyLock.TryLock(ctx, owner, ttl)
+func (s shortValidity) TryLock(ctx context.Context, r driver.Request) (driver.Grant, error) {
+	g, err := s.c.TryLock(ctx, r)
 	g.Validity = s.validity
 	return g, err
 }
+func (s shortValidity) Unlock(ctx context.Context, key, owner string) error {
+	return s.c.Unlock(ctx, key, owner)
+}
+func (s shortValidity) Expire(ctx context.Context, key, owner string, ttl time.Duration) error {
+	return s.c.Expire(ctx, key, owner, ttl)
+}
+func (s shortValidity) Inspect(ctx context.Context, key string) (driver.State, error) {
+	return s.c.Inspect(ctx, key)
+}
+func (s shortValidity) Close() error { return s.c.Close() }
 
 func TestGrantValiditySetsTheDeadline(t *testing.T) {
 	ctx := context.Background()
-	k, err := locker.Key(memlocker.New(), "k")
-	require.NoError(t, err)
-	m, err := locker.NewMutex(shortValidity{k, 100 * time.Millisecond})
-	require.NoError(t, err)
+	m := newMutex(t, shortValidity{memlocker.New(), 100 * time.Millisecond}, "k")
 	start := time.Now()
 	l, err := m.Lock(ctx, locker.WithLease(time.Minute))
 	require.NoError(t, err)
@@ -136,22 +143,33 @@ func TestGrantValiditySetsTheDeadline(t *testing.T) {
 	assert.False(t, held, "Unlock deletes what is left of a lost lease")
 }
 
-// reportsNoWatch has a Watch method that it reports as unavailable, as a
-// combinator over members without notification does.
-type reportsNoWatch struct{ *memlocker.Client }
+// noWatch passes on a mem client's locking and inspection, and neither its
+// notification nor its queue.
+type noWatch struct{ c *memlocker.Client }
 
-func (reportsNoWatch) Supports(c locker.Capability) bool { return c != locker.CapWatch }
+func (n noWatch) TryLock(ctx context.Context, r driver.Request) (driver.Grant, error) {
+	return n.c.TryLock(ctx, r)
+}
+func (n noWatch) Unlock(ctx context.Context, key, owner string) error {
+	return n.c.Unlock(ctx, key, owner)
+}
+func (n noWatch) Expire(ctx context.Context, key, owner string, ttl time.Duration) error {
+	return n.c.Expire(ctx, key, owner, ttl)
+}
+func (n noWatch) Inspect(ctx context.Context, key string) (driver.State, error) {
+	return n.c.Inspect(ctx, key)
+}
+func (n noWatch) Close() error { return n.c.Close() }
 
-func TestCapabilityReporterHasTheLastWord(t *testing.T) {
+// TestAWaiterPollsAStoreWithoutNotification: the Store finds capabilities
+// by type assertion on its driver, and a waiter on a driver that is not a
+// Notifier polls.
+func TestAWaiterPollsAStoreWithoutNotification(t *testing.T) {
 	ctx := context.Background()
 	c := memlocker.New()
-	b := reportsNoWatch{c}
+	b := noWatch{c}
 	held, err := newMutex(t, b, "k").Lock(ctx, locker.WithLease(time.Minute))
 	require.NoError(t, err)
-	k, err := locker.Key(b, "k")
-	require.NoError(t, err)
-	assert.False(t, locker.Supports(k, locker.CapWatch))
-	assert.True(t, locker.Supports(k, locker.CapInspect))
 
 	got := make(chan error, 1)
 	go func() {
@@ -164,7 +182,8 @@ func TestCapabilityReporterHasTheLastWord(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	require.NoError(t, held.Unlock(ctx))
 	require.NoError(t, <-got)
-	assert.Zero(t, c.Calls("watch"), "the waiter must poll rather than call a Watch reported unavailable")
+	assert.Zero(t, c.Calls("watch"), "the waiter must poll a store that cannot notify")
+	assert.Zero(t, c.Calls("trylockqueued"), "nor may it queue on a store without a queue")
 }
 
 func TestSubscriptionOutlivesItsLastWaiterBriefly(t *testing.T) {

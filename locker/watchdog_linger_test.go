@@ -14,23 +14,24 @@ type grantAll struct{}
 
 func (grantAll) TryLock(context.Context, driver.Request) (driver.Grant, error) {
 	time.Sleep(time.Millisecond)
-	return Grant{Acquired: true, Holds: 1, Token: 1}, nil
+	return driver.Grant{Acquired: true, Holds: 1, Token: 1}, nil
 }
 func (grantAll) Unlock(context.Context, string, string) error                { return nil }
 func (grantAll) Expire(context.Context, string, string, time.Duration) error { return nil }
 func (grantAll) Close() error                                                { return nil }
 
-func registered(b Backend) bool {
-	watchdogs.Lock()
-	defer watchdogs.Unlock()
-	_, ok := watchdogs.byGroup[b]
-	return ok
+// running reports whether s's watchdog goroutine runs.
+func running(s *Store) bool {
+	s.dog.mu.Lock()
+	defer s.dog.mu.Unlock()
+	return s.dog.running
 }
 
 func TestWatchdogKeepsItsGoroutineBetweenLeases(t *testing.T) {
 	ctx := context.Background()
-	b := &grantAll{}
-	m, err := New(b, "k")
+	s := NewStore(&grantAll{})
+	defer s.Close()
+	m, err := s.Mutex("k")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,8 +55,9 @@ func TestWatchdogKeepsItsGoroutineBetweenLeases(t *testing.T) {
 
 func TestWatchdogGoroutineExitsWhenIdle(t *testing.T) {
 	ctx := context.Background()
-	b := &grantAll{}
-	m, err := New(b, "k")
+	s := NewStore(&grantAll{})
+	defer s.Close()
+	m, err := s.Mutex("k")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,14 +65,14 @@ func TestWatchdogGoroutineExitsWhenIdle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !registered(b) {
+	if !running(s) {
 		t.Fatal("no scheduler for a watchdog lease")
 	}
 	if err := l.Unlock(ctx); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for registered(b) {
+	for running(s) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the scheduler still runs 5 s after its last lease was released (idle linger %v)", idleLinger)
 		}

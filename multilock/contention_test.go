@@ -13,27 +13,25 @@ import (
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
 	"github.com/distlock/distlock/locker"
-	"github.com/distlock/distlock/multilock"
 )
 
-// contend releases ten Mutexes on l at once, each taking the lock with a
-// 2 s wait and a 10 s lease, trials times, and returns in how many trials
+// contend releases ten Mutexes at once, each taking the lock with a 2 s
+// wait and a 10 s lease, trials times, and returns in how many trials
 // nobody got the lock. The lock is free at the start of each trial (fresh
-// makes it), so every trial must have a winner; the winner keeps the lock
-// and ends the others' wait (a trial without a winner takes the 2 s).
-func contend(t *testing.T, trials int, fresh func(trial int) locker.Lockable) int {
+// makes a Mutex on it, for the trial), so every trial must have a winner;
+// the winner keeps the lock and ends the others' wait (a trial without a
+// winner takes the 2 s).
+func contend(t *testing.T, trials int, fresh func(trial int) *locker.Mutex) int {
 	t.Helper()
 	empty := 0
 	for trial := range trials {
-		l := fresh(trial)
 		ctx, won := context.WithCancel(context.Background())
 		var winners atomic.Int32
 		var leases sync.Map
 		start := make(chan struct{})
 		var wg sync.WaitGroup
 		for range 10 {
-			m, err := locker.NewMutex(l)
-			require.NoError(t, err)
+			m := fresh(trial)
 			wg.Go(func() {
 				<-start
 				lease, err := m.TryLock(ctx, locker.WithWait(2*time.Second), locker.WithLease(10*time.Second))
@@ -66,9 +64,10 @@ func TestSimultaneousAttemptsHaveAWinner(t *testing.T) {
 	const trials = 20
 	t.Run("Keys on one store", func(t *testing.T) {
 		c := quorumtest.NewMem(1).Clients()[0]
-		empty := contend(t, trials, func(trial int) locker.Lockable {
-			mk, err := multilock.Keys([]*locker.KeyLock{
-				key(t, c, "a"+string(rune('a'+trial))), key(t, c, "b"+string(rune('a'+trial))), key(t, c, "c"+string(rune('a'+trial))),
+		empty := contend(t, trials, func(trial int) *locker.Mutex {
+			suffix := string(rune('a' + trial))
+			mk, err := locker.Keys([]locker.Key{
+				{Store: storeOf(t, c), Name: "a" + suffix}, {Store: storeOf(t, c), Name: "b" + suffix}, {Store: storeOf(t, c), Name: "c" + suffix},
 			})
 			require.NoError(t, err)
 			return mk
@@ -77,18 +76,19 @@ func TestSimultaneousAttemptsHaveAWinner(t *testing.T) {
 	})
 	t.Run("MultiLock of three stores", func(t *testing.T) {
 		_, _, ml := memML(t, 3)
-		empty := contend(t, trials, func(trial int) locker.Lockable {
-			k, err := locker.Key(ml, "k"+string(rune('a'+trial)))
+		empty := contend(t, trials, func(trial int) *locker.Mutex {
+			m, err := newMutex(t, ml, "k"+string(rune('a'+trial)))
 			require.NoError(t, err)
-			return k
+			return m
 		})
 		assert.Zero(t, empty, "trials without a winner, of %d", trials)
 	})
 	t.Run("Keys on one Redis server", func(t *testing.T) {
 		c := quorumtest.StartRedis(t, 1).Clients(t)[0]
-		empty := contend(t, trials, func(trial int) locker.Lockable {
-			mk, err := multilock.Keys([]*locker.KeyLock{
-				key(t, c, "a"+string(rune('a'+trial))), key(t, c, "b"+string(rune('a'+trial))), key(t, c, "c"+string(rune('a'+trial))),
+		empty := contend(t, trials, func(trial int) *locker.Mutex {
+			suffix := string(rune('a' + trial))
+			mk, err := locker.Keys([]locker.Key{
+				{Store: storeOf(t, c), Name: "a" + suffix}, {Store: storeOf(t, c), Name: "b" + suffix}, {Store: storeOf(t, c), Name: "c" + suffix},
 			})
 			require.NoError(t, err)
 			return mk
@@ -97,18 +97,19 @@ func TestSimultaneousAttemptsHaveAWinner(t *testing.T) {
 	})
 	t.Run("MultiLock of three Redis servers", func(t *testing.T) {
 		ml := newML(t, quorumtest.StartRedis(t, 3).Clients(t))
-		empty := contend(t, trials, func(trial int) locker.Lockable {
-			k, err := locker.Key(ml, "k"+string(rune('a'+trial)))
+		empty := contend(t, trials, func(trial int) *locker.Mutex {
+			m, err := newMutex(t, ml, "k"+string(rune('a'+trial)))
 			require.NoError(t, err)
-			return k
+			return m
 		})
 		assert.Zero(t, empty, "trials without a winner, of %d", trials)
 	})
 	t.Run("Keys on three Redis servers", func(t *testing.T) {
 		cs := quorumtest.StartRedis(t, 3).DirectClients(t)
-		empty := contend(t, trials, func(trial int) locker.Lockable {
-			mk, err := multilock.Keys([]*locker.KeyLock{
-				key(t, cs[0], "a"+string(rune('a'+trial))), key(t, cs[1], "b"+string(rune('a'+trial))), key(t, cs[2], "c"+string(rune('a'+trial))),
+		empty := contend(t, trials, func(trial int) *locker.Mutex {
+			suffix := string(rune('a' + trial))
+			mk, err := locker.Keys([]locker.Key{
+				{Store: storeOf(t, cs[0]), Name: "a" + suffix}, {Store: storeOf(t, cs[1]), Name: "b" + suffix}, {Store: storeOf(t, cs[2]), Name: "c" + suffix},
 			})
 			require.NoError(t, err)
 			return mk
@@ -167,7 +168,7 @@ func TestCrossedPartialGrants(t *testing.T) {
 	grants := make([]driver.Grant, 2)
 	errs := make([]error, 2)
 	var wg sync.WaitGroup
-	for i, ml := range []*multilock.MultiLock{mlA, mlB} {
+	for i, ml := range []driver.Backend{mlA, mlB} {
 		wg.Go(func() {
 			grants[i], errs[i] = ml.TryLock(ctx, driver.Request{Key: "k", Owner: string(rune('A' + i)), TTL: 10 * time.Second})
 		})

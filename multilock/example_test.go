@@ -19,8 +19,9 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
-	defer ml.Close() // closes both members
-	m, _ := locker.New(ml, "orders/42")
+	store := locker.NewStore(ml)
+	defer store.Close() // closes the MultiLock, and both members
+	m, _ := store.Mutex("orders/42")
 
 	// Someone else holds the key on one of the two stores.
 	other := west.Client()
@@ -35,35 +36,4 @@ func ExampleNew() {
 	// Output:
 	// one store refuses: true
 	// both agree: <nil>
-}
-
-func ExampleKeys() {
-	ctx := context.Background()
-	accounts := memlocker.NewStore()
-	pair := func(first, second string) *locker.Mutex {
-		c := accounts.Client() // one client per "process"
-		a, _ := locker.Key(c, first)
-		b, _ := locker.Key(c, second)
-		both, err := multilock.Keys([]*locker.KeyLock{a, b})
-		if err != nil {
-			panic(err)
-		}
-		m, _ := locker.NewMutex(both)
-		return m
-	}
-	toBob := pair("account:alice", "account:bob")
-	toAlice := pair("account:bob", "account:alice") // the other order: no deadlock
-
-	lease, _ := toBob.Lock(ctx)
-	fmt.Println(toBob.Name())
-	_, err := toAlice.TryLock(ctx)
-	fmt.Println("the other transfer waits:", errors.Is(err, locker.ErrNotAcquired))
-	lease.Unlock(ctx)
-	lease, err = toAlice.TryLock(ctx)
-	fmt.Println("then runs:", err)
-	lease.Unlock(ctx)
-	// Output:
-	// multilock(account:alice, account:bob)
-	// the other transfer waits: true
-	// then runs: <nil>
 }

@@ -1,84 +1,77 @@
 package multilock
 
 import (
-	"time"
-
+	"github.com/distlock/distlock/combine"
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorum"
 )
 
-// MultiLock is a lock over several stores that is held while every one of
-// them holds it. It is a driver.Backend (key k on the MultiLock is key k on
-// every member), so a Mutex locks it as any backend:
-// locker.New(ml, "orders/42"). It also implements driver.Notifier,
-// driver.Inspector, driver.ForceUnlocker, driver.BatchExpirer,
-// driver.Fencer and driver.Granular. Its methods, those of the embedded
-// engine, are TryLock, Unlock, Expire, ExpireBatch, Watch, Inspect,
-// ForceUnlock, Fence, Granularity, Close, Supports (which optional
-// capabilities every member has), Members and Needed (the quorum); the
-// package documentation says what each guarantees. It is safe for
-// concurrent use.
-type MultiLock struct {
-	*quorum.Backend
-}
-
-var (
-	_ driver.Backend       = (*MultiLock)(nil)
-	_ driver.Notifier      = (*MultiLock)(nil)
-	_ driver.Inspector     = (*MultiLock)(nil)
-	_ driver.ForceUnlocker = (*MultiLock)(nil)
-	_ driver.BatchExpirer  = (*MultiLock)(nil)
-	_ driver.Fencer        = (*MultiLock)(nil)
-	_ driver.Granular      = (*MultiLock)(nil)
-)
-
-// New returns a MultiLock over members, which it owns: Close closes them.
-// Members may be any backends, combinators included.
+// New returns a MultiLock over members: a driver whose lock on key k is
+// held while every member holds k for the same owner. Members may be any
+// backends, combinators included, and the MultiLock owns them: its Close
+// closes them. It is safe for concurrent use; programs use it through
+// locker.NewStore. It keeps the semantics of Redisson's RedissonMultiLock
+// (every member must be acquired; on failure what was acquired is
+// released) and follows the rules of redlock.New with a quorum of every
+// member, for the wait budget, the member timeout, the lease phases, the
+// background releases and the validity. In short:
+//
+// An attempt (TryLock) asks the first member in a fixed order (by store,
+// then key) alone, and only if it grants the lock every other member at
+// once: two round trips, not one per member. Contenders refused at the
+// first member take nothing, so simultaneous attempts on a free lock
+// always have a winner instead of each winning a part and all failing. No
+// owner ever waits while holding part of the set, so locks taken in
+// different orders cannot deadlock. The attempt succeeds when every member
+// granted the lock and the validity (lease less elapsed time less drift)
+// is positive; the validity goes out in driver.Grant.Validity.
+//
+// A failed attempt releases every member, including those that refused and
+// those whose call failed or timed out (their state is unknown), within the
+// caller's deadline, and in the background for any member not released by
+// then. It reports "not acquired" (so a Store returns
+// driver.ErrNotAcquired, or waits and tries again) only when a member
+// refused: another owner holds it. A member that failed or timed out, a
+// late grant or a budget that ran out mid-attempt is an error wrapping
+// driver.ErrUnavailable that names the reason and the members; the outcome
+// is unknown (an error that is none of driver's sentinels) only on a
+// re-entry whose members may all still hold the lock. The member timeout
+// follows each member's observed round trip (combine.WithMemberTimeout):
+// members 100 ms away work with the defaults.
+//
+// Unlock releases every member; it returns an error wrapping
+// driver.ErrNotHeld when some member did not hold the lock (the others are
+// released all the same). Expire renews every member and returns
+// ErrNotHeld as soon as one member no longer holds the lock, so the
+// Store's watchdog ends the Lease. ExpireBatch (driver.BatchExpirer) sends
+// one batch to each member, all at once.
+//
+// Fencing tokens rise strictly from holder to holder and stay the same on
+// re-entry: the token is the highest of the fencing members' tokens,
+// written back to the members below it before it is handed out (see
+// redlock.New). A MultiLock of one member that cannot fence hands out that
+// store's own token.
+//
+// There is no restart guard (combine.WithRestartGuard is an error here): a
+// store that restarts and forgets a hold cannot let a second owner in
+// while the first holds the other members. A MultiLock of one member is no
+// safer than that store.
+//
+// The optional capabilities are offered exactly when they work, which the
+// value's type shows: it implements driver.Notifier when at least one
+// member notifies (any release by a member that can notify wakes the
+// waiter; members that cannot are not watched, and a release only they see
+// waits for the waiter's safety-net re-check), driver.Inspector when every
+// member inspects (held when one owner holds every member; the hold count
+// and remaining lease are the smallest), and driver.ForceUnlocker when
+// every member force-unlocks; it is always a driver.BatchExpirer and a
+// driver.Granular. Leases are rounded up to the coarsest member's
+// granularity.
 //
 // New fails with an error wrapping driver.ErrInvalid when members is empty,
-// a member is nil, two members are the same store (the same value, equal
-// Endpoint() strings, or a store shared by two nested combinators), or an
-// option is invalid. It contacts no member.
-func New(members []driver.Backend, opts ...Option) (*MultiLock, error) {
-	b, err := quorum.Build(quorum.All, members, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &MultiLock{b}, nil
-}
-
-// Option configures a MultiLock or a multi-key lock (Keys).
-type Option func(*quorum.Settings) error
-
-// Clock tells a MultiLock the time; it measures how long attempts take with
-// it. The default is the system's monotonic clock.
-type Clock = quorum.Clock
-
-// Endpointer is the optional member capability New uses to refuse two
-// clients of one server: backends that know their server return an
-// identity such as "redis://10.0.0.1:6379/0" from Endpoint.
-type Endpointer = quorum.Endpointer
-
-// WithMemberTimeout bounds each member call by d. The default is per
-// member: for an attempt or renewal with a lease L, 4 × the member's
-// smoothed observed round trip + 50 ms, at most max(50ms, L/10), and
-// L/10 before the member has answered; for calls without a lease 1 s, or
-// the same rule up to 4 s for a slow member. It fails with ErrInvalid when
-// d is not positive.
-func WithMemberTimeout(d time.Duration) Option {
-	return func(s *quorum.Settings) error { return s.SetMemberTimeout(d) }
-}
-
-// WithDriftFactor sets the share of the lease subtracted from the validity
-// for clock drift between this process and the stores (default 0.01, plus
-// 2 ms). It fails with ErrInvalid unless 0 <= f < 0.5.
-func WithDriftFactor(f float64) Option {
-	return func(s *quorum.Settings) error { return s.SetDriftFactor(f) }
-}
-
-// WithClock makes the MultiLock measure time with c, for tests that move
-// time by hand (memlocker.ManualClock is a Clock). It fails with ErrInvalid
-// when c is nil.
-func WithClock(c Clock) Option {
-	return func(s *quorum.Settings) error { return s.SetClock(c) }
+// a member is nil, two members are the same store (the same backend value,
+// equal driver.Endpointer endpoints, or a store shared by two nested
+// combinators), or an option is invalid. It contacts no member.
+func New(members []driver.Backend, opts ...combine.Option) (driver.Backend, error) {
+	return quorum.Build(quorum.All, members, opts)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/combine"
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
 	"github.com/distlock/distlock/locker"
@@ -22,23 +23,33 @@ func TestNewRejectsBadConfiguration(t *testing.T) {
 	cases := []struct {
 		name    string
 		members []driver.Backend
-		opts    []multilock.Option
+		opts    []combine.Option
 	}{
 		{"no members", nil, nil},
 		{"nil member", []driver.Backend{c, nil}, nil},
 		{"the same client twice", []driver.Backend{c, c}, nil},
 		{"two clients of one store", []driver.Backend{c, s.Client()}, nil},
-		{"zero member timeout", []driver.Backend{c, other}, []multilock.Option{multilock.WithMemberTimeout(0)}},
-		{"drift factor of one", []driver.Backend{c, other}, []multilock.Option{multilock.WithDriftFactor(1)}},
-		{"nil clock", []driver.Backend{c, other}, []multilock.Option{multilock.WithClock(nil)}},
+		{"zero member timeout", []driver.Backend{c, other}, []combine.Option{combine.WithMemberTimeout(0)}},
+		{"drift factor of one", []driver.Backend{c, other}, []combine.Option{combine.WithDriftFactor(1)}},
+		{"nil clock", []driver.Backend{c, other}, []combine.Option{combine.WithClock(nil)}},
 	}
 	for _, tc := range cases {
 		_, err := multilock.New(tc.members, tc.opts...)
 		assert.ErrorIs(t, err, locker.ErrInvalid, tc.name)
 	}
+	_, err := multilock.New([]driver.Backend{c, other}, combine.WithRestartGuard(time.Minute))
+	assert.ErrorIs(t, err, locker.ErrInvalid, "a MultiLock has no restart guard")
+	assert.ErrorContains(t, err, "no restart guard")
+
+	// Both members are needed: one held by another owner refuses the lock.
 	ml, err := multilock.New([]driver.Backend{c, other})
 	require.NoError(t, err)
-	assert.Equal(t, 2, ml.Needed())
+	defer ml.Close()
+	_, err = other.TryLock(context.Background(), driver.Request{Key: "k", Owner: "x", TTL: time.Minute})
+	require.NoError(t, err)
+	g, err := ml.TryLock(context.Background(), driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
+	require.NoError(t, err)
+	assert.False(t, g.Acquired, "every member is needed")
 }
 
 // TestAllOrNothing: every member must grant the lock; when one does not
@@ -103,7 +114,7 @@ func TestUnreachableMembers(t *testing.T) {
 func TestLosingOneMemberLosesTheLock(t *testing.T) {
 	ctx := context.Background()
 	stores, _, ml := memML(t, 3)
-	m, err := locker.New(ml, "k", locker.WithWatchdogLease(300*time.Millisecond))
+	m, err := newMutex(t, ml, "k", locker.WithWatchdogLease(300*time.Millisecond))
 	require.NoError(t, err)
 	l, err := m.Lock(ctx)
 	require.NoError(t, err)
@@ -141,17 +152,20 @@ func TestInspect(t *testing.T) {
 	ctx := context.Background()
 	stores, _, ml := memML(t, 3)
 	stores.Take(t, "k", "o", 20*time.Second, 0, 1)
-	st, err := ml.Inspect(ctx, "k")
+	st, err := ml.(driver.Inspector).Inspect(ctx, "k")
 	require.NoError(t, err)
 	assert.False(t, st.Held, "two of three members")
 	stores.Take(t, "k", "o", 10*time.Second, 2)
-	st, err = ml.Inspect(ctx, "k")
+	st, err = ml.(driver.Inspector).Inspect(ctx, "k")
 	require.NoError(t, err)
 	assert.True(t, st.Held)
 	assert.LessOrEqual(t, st.Remaining, 10*time.Second, "the shortest lease")
-	assert.ErrorIs(t, ml.Fence(ctx, "k", "o", 0), locker.ErrInvalid)
-	require.NoError(t, ml.Fence(ctx, "k", "o", 40))
-	st, err = ml.Inspect(ctx, "k")
+	// The token is the fencing members' (the combinator's own Fence is
+	// tested in internal/quorum, as only a combinator calls it).
+	for i := range 3 {
+		require.NoError(t, stores.Store(i).Client().Fence(ctx, "k", "o", 40))
+	}
+	st, err = ml.(driver.Inspector).Inspect(ctx, "k")
 	require.NoError(t, err)
 	assert.Equal(t, uint64(40), st.Token)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/combine"
 	"github.com/distlock/distlock/conformance"
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
@@ -24,7 +25,7 @@ import (
 func TestConformanceRedis(t *testing.T) {
 	conformance.Run(t, func(_ context.Context, t *testing.T) (conformance.Harness, error) {
 		return quorumtest.NewHarness(quorumtest.StartRedis(t, 5), func(members []driver.Backend) (driver.Backend, error) {
-			return multilock.New(members, multilock.WithMemberTimeout(redisMemberTimeout))
+			return multilock.New(members, combine.WithMemberTimeout(redisMemberTimeout))
 		}), nil
 	})
 }
@@ -39,8 +40,8 @@ const redisMemberTimeout = 500 * time.Millisecond
 func TestRedisKilledServer(t *testing.T) {
 	ctx := context.Background()
 	stores := quorumtest.StartRedis(t, 3)
-	ml := newML(t, stores.Clients(t), multilock.WithMemberTimeout(redisMemberTimeout))
-	m, err := locker.New(ml, "k")
+	ml := newML(t, stores.Clients(t), combine.WithMemberTimeout(redisMemberTimeout))
+	m, err := newMutex(t, ml, "k")
 	require.NoError(t, err)
 	l, err := m.TryLock(ctx, locker.WithLease(10*time.Second))
 	require.NoError(t, err)

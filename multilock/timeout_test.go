@@ -22,7 +22,7 @@ func TestDistantMembers(t *testing.T) {
 	for _, c := range cs {
 		c.SetLatency(100 * time.Millisecond)
 	}
-	m, err := locker.New(ml, "k")
+	m, err := newMutex(t, ml, "k")
 	require.NoError(t, err)
 	for i := range 3 {
 		l, err := m.TryLock(ctx, locker.WithLease(10*time.Second))

@@ -5,14 +5,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
-	"github.com/distlock/distlock/redlock"
 )
 
 // benchLockUnlock measures an uncontended Lock and Unlock through a Mutex.
-func benchLockUnlock(b *testing.B, rl *redlock.RedLock) {
+func benchLockUnlock(b *testing.B, rl driver.Backend) {
 	ctx := context.Background()
-	m, err := locker.New(rl, "bench")
+	m, err := newMutex(b, rl, "bench")
 	if err != nil {
 		b.Fatal(err)
 	}

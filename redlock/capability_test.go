@@ -20,7 +20,7 @@ func TestWatch(t *testing.T) {
 	ctx := context.Background()
 	stores, cs, rl := memRL(t, 5)
 	released := make(chan struct{}, 16)
-	stop, err := rl.Watch(ctx, "k", func() {
+	stop, err := rl.(driver.Notifier).Watch(ctx, "k", func() {
 		select {
 		case released <- struct{}{}:
 		default:
@@ -43,11 +43,11 @@ func TestWatch(t *testing.T) {
 	for _, c := range cs[:4] {
 		c.Partition()
 	}
-	stop, err = rl.Watch(ctx, "k", func() {})
+	stop, err = rl.(driver.Notifier).Watch(ctx, "k", func() {})
 	require.NoError(t, err, "one watched member is enough: an Unlock releases every member")
 	stop()
 	cs[4].Partition()
-	_, err = rl.Watch(ctx, "k", func() {})
+	_, err = rl.(driver.Notifier).Watch(ctx, "k", func() {})
 	assert.Error(t, err, "no watched member is not")
 }
 
@@ -65,7 +65,7 @@ func drain(c chan struct{}) {
 func TestInspect(t *testing.T) {
 	ctx := context.Background()
 	stores, cs, rl := memRL(t, 5)
-	st, err := rl.Inspect(ctx, "k")
+	st, err := rl.(driver.Inspector).Inspect(ctx, "k")
 	require.NoError(t, err)
 	assert.False(t, st.Held)
 
@@ -73,7 +73,7 @@ func TestInspect(t *testing.T) {
 	stores.Take(t, "k", "o", 30*time.Second, 1)
 	stores.Take(t, "k", "o", 40*time.Second, 2, 2)
 	stores.Take(t, "k", "x", 50*time.Second, 3)
-	st, err = rl.Inspect(ctx, "k")
+	st, err = rl.(driver.Inspector).Inspect(ctx, "k")
 	require.NoError(t, err)
 	assert.True(t, st.Held, "one owner holds three members")
 	assert.Equal(t, "o", st.Owner)
@@ -82,11 +82,11 @@ func TestInspect(t *testing.T) {
 	assert.Greater(t, st.Remaining, 10*time.Second)
 
 	cs[4].Partition()
-	st, err = rl.Inspect(ctx, "k")
+	st, err = rl.(driver.Inspector).Inspect(ctx, "k")
 	require.NoError(t, err, "four answers are enough to tell")
 	assert.Equal(t, "o", st.Owner)
 	stores.Force(t, "k", 0)
-	_, err = rl.Inspect(ctx, "k")
+	_, err = rl.(driver.Inspector).Inspect(ctx, "k")
 	require.Error(t, err, "two holds and one silent member cannot tell")
 	assert.False(t, isSentinel(err), "%v", err)
 }
@@ -95,27 +95,27 @@ func TestInspect(t *testing.T) {
 func TestForceUnlock(t *testing.T) {
 	ctx := context.Background()
 	stores, cs, rl := memRL(t, 5)
-	held, err := rl.ForceUnlock(ctx, "k")
+	held, err := rl.(driver.ForceUnlocker).ForceUnlock(ctx, "k")
 	require.NoError(t, err)
 	assert.False(t, held)
 	g, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 	cs[0].Partition()
-	held, err = rl.ForceUnlock(ctx, "k")
+	held, err = rl.(driver.ForceUnlocker).ForceUnlock(ctx, "k")
 	require.NoError(t, err, "one member out of reach cannot hold a quorum")
 	assert.True(t, held)
 	assert.Equal(t, []string{"o", "", "", "", ""}, stores.Holders(t, "k"))
 	cs[1].Partition()
 	cs[2].Partition()
-	_, err = rl.ForceUnlock(ctx, "k")
+	_, err = rl.(driver.ForceUnlocker).ForceUnlock(ctx, "k")
 	assert.Error(t, err, "three members out of reach may still hold it")
 }
 
 // TestUnsupportedCapabilities: a member without inspection or force
-// unlock makes the combinator's method fail with ErrUnsupported before any
-// call; a member without notification is just not watched, and a Mutex
-// waits through the others.
+// unlock leaves the combinator without them, which its type shows, and a
+// Mutex on it reports ErrUnsupported without a call; a member without
+// notification is just not watched, and a Mutex waits through the others.
 func TestUnsupportedCapabilities(t *testing.T) {
 	ctx := context.Background()
 	stores := quorumtest.NewMem(3)
@@ -124,28 +124,28 @@ func TestUnsupportedCapabilities(t *testing.T) {
 	members[1] = quorumtest.Bare{Backend: cs[1]}
 	rl := newRL(t, members)
 
-	stop, err := rl.Watch(ctx, "k", func() {})
+	stop, err := rl.(driver.Notifier).Watch(ctx, "k", func() {})
 	require.NoError(t, err, "the members that notify are watched")
 	stop()
-	assert.True(t, rl.Supports(locker.CapWatch))
-	_, err = rl.Inspect(ctx, "k")
+	_, inspects := rl.(driver.Inspector)
+	_, forces := rl.(driver.ForceUnlocker)
+	assert.False(t, inspects, "member 2 cannot inspect")
+	assert.False(t, forces, "member 2 cannot force-unlock")
+	m, err := newMutex(t, rl, "k")
+	require.NoError(t, err)
+	_, err = m.Inspect(ctx)
 	assert.ErrorIs(t, err, errors.ErrUnsupported)
-	_, err = rl.ForceUnlock(ctx, "k")
+	_, err = m.ForceUnlock(ctx)
 	assert.ErrorIs(t, err, errors.ErrUnsupported)
-	assert.ErrorContains(t, err, "member 2")
-	for _, c := range []locker.Capability{locker.CapInspect, locker.CapForceUnlock} {
-		assert.False(t, rl.Supports(c), "capability %d", c)
-	}
 	assert.Zero(t, cs[0].Calls("inspect")+cs[0].Calls("forceunlock"))
 
 	bare := newRL(t, []driver.Backend{quorumtest.Bare{Backend: stores.Store(0).Client()}, quorumtest.Bare{Backend: stores.Store(1).Client()}})
-	_, err = bare.Watch(ctx, "k", func() {})
-	assert.ErrorIs(t, err, errors.ErrUnsupported, "no member notifies")
-	assert.False(t, bare.Supports(locker.CapWatch))
+	_, notifies := bare.(driver.Notifier)
+	assert.False(t, notifies, "no member notifies")
 
-	holder, err := locker.New(rl, "k")
+	holder, err := newMutex(t, rl, "k")
 	require.NoError(t, err)
-	waiter, err := locker.New(rl, "k")
+	waiter, err := newMutex(t, rl, "k")
 	require.NoError(t, err)
 	held, err := holder.Lock(ctx, locker.WithLease(time.Minute))
 	require.NoError(t, err)
@@ -167,7 +167,8 @@ func TestUnsupportedCapabilities(t *testing.T) {
 	}
 
 	full := newRL(t, quorumtest.Backends(quorumtest.NewMem(3).Clients()))
-	for _, c := range []locker.Capability{locker.CapWatch, locker.CapInspect, locker.CapForceUnlock} {
-		assert.True(t, full.Supports(c), "capability %d", c)
-	}
+	_, notifies = full.(driver.Notifier)
+	_, inspects = full.(driver.Inspector)
+	_, forces = full.(driver.ForceUnlocker)
+	assert.True(t, notifies && inspects && forces, "every member has every capability")
 }

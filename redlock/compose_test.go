@@ -2,6 +2,8 @@ package redlock_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,11 +31,11 @@ func TestRedLockOfMultiLocks(t *testing.T) {
 		return ml
 	}
 	rl := newRL(t, []driver.Backend{newMember(0), newMember(1), newMember(2)})
-	assert.Equal(t, 2, rl.Needed())
+	assert.Equal(t, 3, strings.Count(fmt.Sprint(rl), "multilock("), "three members (any two make the lock: see TestQuorumSize)")
 
 	var last uint64
 	for round := range 3 {
-		m, err := locker.New(rl, "k")
+		m, err := newMutex(t, rl, "k")
 		require.NoError(t, err)
 		l, err := m.Lock(ctx, locker.WithLease(time.Minute))
 		require.NoError(t, err, "round %d", round)
@@ -51,7 +53,7 @@ func TestRedLockOfMultiLocks(t *testing.T) {
 	// One store of the first MultiLock is cut off: that MultiLock fails,
 	// the other two make the quorum.
 	cs[0].Partition()
-	m, err := locker.New(rl, "k")
+	m, err := newMutex(t, rl, "k")
 	require.NoError(t, err)
 	l, err := m.TryLock(ctx, locker.WithLease(time.Minute))
 	require.NoError(t, err)
@@ -67,7 +69,7 @@ func TestMixedGranularity(t *testing.T) {
 	coarse := memlocker.NewStore(memlocker.WithGranularity(time.Second))
 	fine := quorumtest.NewMem(2)
 	rl := newRL(t, []driver.Backend{coarse.Client(), fine.Store(0).Client(), fine.Store(1).Client()})
-	assert.Equal(t, time.Second, rl.Granularity())
+	assert.Equal(t, time.Second, driver.Granularity(rl))
 	g, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: 1500 * time.Millisecond})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)

@@ -25,8 +25,9 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
-	defer rl.Close() // closes the five members
-	m, _ := locker.New(rl, "orders/42")
+	store := locker.NewStore(rl)
+	defer store.Close() // closes the RedLock, and the five members
+	m, _ := store.Mutex("orders/42")
 
 	// occupy makes n stores refuse, as if someone else held the key there.
 	occupy := func(n int) (release func()) {

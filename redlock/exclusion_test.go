@@ -11,9 +11,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/combine"
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
 	"github.com/distlock/distlock/locker"
-	"github.com/distlock/distlock/redlock"
 )
 
 // overlapCounter counts holders inside a critical section at once.
@@ -35,11 +36,11 @@ func (o *overlapCounter) hold(d time.Duration) {
 // contend runs workers that take the lock through their own RedLocks
 // (newLock makes one per worker) until stop closes, holding it for hold
 // each time. Attempts that fail for lack of a quorum are retried.
-func contend(t *testing.T, workers int, newLock func() *redlock.RedLock, lease, hold time.Duration, stop <-chan struct{}) *overlapCounter {
+func contend(t *testing.T, workers int, newLock func() driver.Backend, lease, hold time.Duration, stop <-chan struct{}) *overlapCounter {
 	var o overlapCounter
 	var wg sync.WaitGroup
 	for range workers {
-		m, err := locker.New(newLock(), "contended")
+		m, err := newMutex(t, newLock(), "contended")
 		require.NoError(t, err)
 		wg.Go(func() {
 			for {
@@ -71,8 +72,8 @@ func TestExclusionWithRestarts(t *testing.T) {
 	stores := quorumtest.NewMem(5)
 	const lease, guard = 150 * time.Millisecond, 200 * time.Millisecond
 	stop := make(chan struct{})
-	o := contend(t, 4, func() *redlock.RedLock {
-		return newRL(t, quorumtest.Backends(stores.Clients()), redlock.WithRestartGuard(guard))
+	o := contend(t, 4, func() driver.Backend {
+		return newRL(t, quorumtest.Backends(stores.Clients()), combine.WithRestartGuard(guard))
 	}, lease, 10*time.Millisecond, stop)
 
 	deadline := time.Now().Add(2 * time.Second)

@@ -9,10 +9,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/combine"
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
 	"github.com/distlock/distlock/locker"
-	"github.com/distlock/distlock/redlock"
 )
 
 // advanceCounter moves key's token counter on store i up by n holds.
@@ -126,7 +126,8 @@ func TestNoFencingMembers(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 	assert.Zero(t, g.Token)
-	assert.ErrorIs(t, rl.Fence(ctx, "k", "o", 5), errors.ErrUnsupported)
+	_, fences := rl.(driver.Fencer)
+	assert.False(t, fences, "no Fence method to fail: a combinator is fenced by the engine that nests it (internal/quorum)")
 }
 
 // TestMutexTokensRise runs holders one after another through Mutexes on
@@ -139,7 +140,7 @@ func TestMutexTokensRise(t *testing.T) {
 	}
 	var last uint64
 	for i := range 5 {
-		m, err := locker.New(newRL(t, quorumtest.Backends(stores.Clients()), redlock.WithRestartGuard(0)), "k")
+		m, err := newMutex(t, newRL(t, quorumtest.Backends(stores.Clients()), combine.WithRestartGuard(0)), "k")
 		require.NoError(t, err)
 		l, err := m.Lock(ctx, locker.WithLease(time.Minute))
 		require.NoError(t, err)
@@ -194,7 +195,7 @@ func TestFencingMemberHeldByAnother(t *testing.T) {
 	assert.False(t, g.Acquired)
 	assert.Positive(t, g.Remaining)
 	assert.Equal(t, []string{"x", "", ""}, stores.Holders(t, "k"))
-	m, err := locker.New(rl, "k")
+	m, err := newMutex(t, rl, "k")
 	require.NoError(t, err)
 	_, err = m.TryLock(ctx)
 	assert.ErrorIs(t, err, locker.ErrNotAcquired)

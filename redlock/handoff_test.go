@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
 	"github.com/distlock/distlock/locker"
 )
@@ -24,13 +25,14 @@ func TestMixedHandOff(t *testing.T) {
 	members := quorumtest.Backends(cs)
 	members[2] = quorumtest.Bare{Backend: cs[2]}
 	rl := newRL(t, members)
-	require.True(t, rl.Supports(locker.CapWatch))
+	_, notifies := rl.(driver.Notifier)
+	require.True(t, notifies, "two members notify")
 
 	const bound = 150 * time.Millisecond // a notified hand-off takes about a millisecond
 	for run := range 5 {
-		holder, err := locker.New(rl, "k")
+		holder, err := newMutex(t, rl, "k")
 		require.NoError(t, err)
-		waiter, err := locker.New(rl, "k")
+		waiter, err := newMutex(t, rl, "k")
 		require.NoError(t, err)
 		held, err := holder.Lock(ctx, locker.WithLease(time.Minute))
 		require.NoError(t, err)

@@ -1,14 +1,17 @@
 package redlock_test
 
 import (
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/combine"
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
+	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/redlock"
 )
 
@@ -16,7 +19,7 @@ import (
 var epoch = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // newRL returns a RedLock over members, closed when the test ends.
-func newRL(t testing.TB, members []driver.Backend, opts ...redlock.Option) *redlock.RedLock {
+func newRL(t testing.TB, members []driver.Backend, opts ...combine.Option) driver.Backend {
 	t.Helper()
 	rl, err := redlock.New(members, opts...)
 	require.NoError(t, err)
@@ -25,9 +28,42 @@ func newRL(t testing.TB, members []driver.Backend, opts ...redlock.Option) *redl
 }
 
 // memRL returns n stores and a RedLock over a fresh client of each.
-func memRL(t testing.TB, n int, opts ...redlock.Option) (*quorumtest.Mem, []*memlocker.Client, *redlock.RedLock) {
+func memRL(t testing.TB, n int, opts ...combine.Option) (*quorumtest.Mem, []*memlocker.Client, driver.Backend) {
 	t.Helper()
 	stores := quorumtest.NewMem(n)
 	cs := stores.Clients()
 	return stores, cs, newRL(t, quorumtest.Backends(cs), opts...)
+}
+
+// stores keeps one Store per driver for the test that made it, as a
+// process keeps one per store it uses.
+var stores = struct {
+	sync.Mutex
+	m map[driver.Backend]*locker.Store
+}{m: make(map[driver.Backend]*locker.Store)}
+
+// storeOf returns the test's Store over b; the test's cleanup closes it
+// (and b).
+func storeOf(t testing.TB, b driver.Backend) *locker.Store {
+	t.Helper()
+	stores.Lock()
+	defer stores.Unlock()
+	if s, ok := stores.m[b]; ok {
+		return s
+	}
+	s := locker.NewStore(b)
+	stores.m[b] = s
+	t.Cleanup(func() {
+		stores.Lock()
+		delete(stores.m, b)
+		stores.Unlock()
+		_ = s.Close()
+	})
+	return s
+}
+
+// newMutex returns a Mutex on the lock name of the test's Store over b.
+func newMutex(t testing.TB, b driver.Backend, name string, opts ...locker.MutexOption) (*locker.Mutex, error) {
+	t.Helper()
+	return storeOf(t, b).Mutex(name, opts...)
 }

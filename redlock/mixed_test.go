@@ -12,12 +12,12 @@ import (
 	_ "github.com/distlock/distlock/backends/etcdlocker"     // etcd://
 	_ "github.com/distlock/distlock/backends/memcachelocker" // memcache://
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/combine"
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/etcdtest"
 	"github.com/distlock/distlock/internal/memcachedtest"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/locker"
-	"github.com/distlock/distlock/redlock"
 )
 
 // TestMixedStores runs a RedLock over one store of each kind: in-memory,
@@ -28,7 +28,7 @@ import (
 func TestMixedStores(t *testing.T) {
 	ctx := context.Background()
 	open := func(url string) driver.Backend {
-		b, err := locker.Open(ctx, url)
+		b, err := driver.Open(ctx, url)
 		require.NoError(t, err, url)
 		return b
 	}
@@ -39,13 +39,12 @@ func TestMixedStores(t *testing.T) {
 		open("etcd://" + strings.TrimPrefix(etcd.Endpoints()[0], "http://")),
 		open("memcache://" + memcachedtest.Start(t).Addr()),
 	}
-	rl := newRL(t, members, redlock.WithRestartGuard(0), redlock.WithMemberTimeout(time.Second))
-	assert.Equal(t, time.Second, rl.Granularity(), "the coarsest member's")
-	assert.Equal(t, 3, rl.Needed())
+	rl := newRL(t, members, combine.WithRestartGuard(0), combine.WithMemberTimeout(time.Second))
+	assert.Equal(t, time.Second, driver.Granularity(rl), "the coarsest member's")
 
 	var last uint64
 	for i := range 3 {
-		m, err := locker.New(rl, "mixed", locker.WithWatchdogLease(1500*time.Millisecond))
+		m, err := newMutex(t, rl, "mixed", locker.WithWatchdogLease(1500*time.Millisecond))
 		require.NoError(t, err)
 		l, err := m.Lock(ctx)
 		require.NoError(t, err, "holder %d", i)

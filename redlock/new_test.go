@@ -1,12 +1,17 @@
 package redlock_test
 
 import (
+	"context"
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/combine"
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/multilock"
@@ -23,7 +28,7 @@ func TestNewRejectsBadConfiguration(t *testing.T) {
 	cases := []struct {
 		name    string
 		members []driver.Backend
-		opts    []redlock.Option
+		opts    []combine.Option
 	}{
 		{"no members", nil, nil},
 		{"one member", []driver.Backend{c}, nil},
@@ -32,12 +37,12 @@ func TestNewRejectsBadConfiguration(t *testing.T) {
 		{"the same client twice", []driver.Backend{c, c, other}, nil},
 		{"two clients of one store", []driver.Backend{c, shared.Client(), other}, nil},
 		{"a store shared with a nested combinator", []driver.Backend{c, nested, other}, nil},
-		{"zero member timeout", []driver.Backend{c, other, third}, []redlock.Option{redlock.WithMemberTimeout(0)}},
-		{"negative drift factor", []driver.Backend{c, other, third}, []redlock.Option{redlock.WithDriftFactor(-0.01)}},
-		{"drift factor of one half", []driver.Backend{c, other, third}, []redlock.Option{redlock.WithDriftFactor(0.5)}},
-		{"negative restart guard", []driver.Backend{c, other, third}, []redlock.Option{redlock.WithRestartGuard(-1)}},
-		{"nil clock", []driver.Backend{c, other, third}, []redlock.Option{redlock.WithClock(nil)}},
-		{"nil option", []driver.Backend{c, other, third}, []redlock.Option{nil}},
+		{"zero member timeout", []driver.Backend{c, other, third}, []combine.Option{combine.WithMemberTimeout(0)}},
+		{"negative drift factor", []driver.Backend{c, other, third}, []combine.Option{combine.WithDriftFactor(-0.01)}},
+		{"drift factor of one half", []driver.Backend{c, other, third}, []combine.Option{combine.WithDriftFactor(0.5)}},
+		{"negative restart guard", []driver.Backend{c, other, third}, []combine.Option{combine.WithRestartGuard(-1)}},
+		{"nil clock", []driver.Backend{c, other, third}, []combine.Option{combine.WithClock(nil)}},
+		{"nil option", []driver.Backend{c, other, third}, []combine.Option{nil}},
 	}
 	for _, tc := range cases {
 		_, err := redlock.New(tc.members, tc.opts...)
@@ -45,10 +50,26 @@ func TestNewRejectsBadConfiguration(t *testing.T) {
 	}
 }
 
+// TestQuorumSize: N members need N/2+1 of them: the lock is taken while
+// another owner holds N-(N/2+1) members, and refused when it holds one
+// more.
 func TestQuorumSize(t *testing.T) {
+	ctx := context.Background()
 	for n, want := range map[int]int{2: 2, 3: 2, 4: 3, 5: 3, 6: 4, 7: 4} {
-		_, _, rl := memRL(t, n)
-		assert.Equal(t, want, rl.Needed(), "members: %d", n)
-		assert.Len(t, rl.Members(), n)
+		stores, _, rl := memRL(t, n)
+		assert.Len(t, strings.Split(fmt.Sprint(rl), ", "), n, "members: %d", n)
+		others := make([]int, 0, n)
+		for i := range n - want {
+			others = append(others, i)
+		}
+		stores.Take(t, "k", "x", time.Minute, others...)
+		g, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
+		require.NoError(t, err)
+		assert.True(t, g.Acquired, "members: %d, %d held by another", n, n-want)
+		require.NoError(t, rl.Unlock(ctx, "k", "o"))
+		stores.Take(t, "k", "x", time.Minute, n-want)
+		g, err = rl.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
+		require.NoError(t, err)
+		assert.False(t, g.Acquired, "members: %d, %d held by another", n, n-want+1)
 	}
 }

@@ -11,10 +11,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/combine"
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
 	"github.com/distlock/distlock/locker"
-	"github.com/distlock/distlock/redlock"
 )
 
 // isSentinel reports whether err matches one of locker's sentinels.
@@ -124,7 +124,7 @@ func TestSlowMembers(t *testing.T) {
 	const latency, timeout = 2 * time.Second, 50 * time.Millisecond
 	for _, k := range []int{2, 3} {
 		t.Run(fmt.Sprintf("%d slow", k), func(t *testing.T) {
-			stores, cs, rl := memRL(t, 5, redlock.WithMemberTimeout(timeout))
+			stores, cs, rl := memRL(t, 5, combine.WithMemberTimeout(timeout))
 			for _, c := range cs[:k] {
 				c.SetLatency(latency)
 			}
@@ -178,7 +178,7 @@ func TestRefusedMembersAreReleased(t *testing.T) {
 func TestAttemptIsParallel(t *testing.T) {
 	ctx := context.Background()
 	const latency = 100 * time.Millisecond
-	_, cs, rl := memRL(t, 5, redlock.WithMemberTimeout(time.Second))
+	_, cs, rl := memRL(t, 5, combine.WithMemberTimeout(time.Second))
 	for _, c := range cs {
 		c.SetLatency(latency)
 	}
@@ -239,7 +239,8 @@ func TestBadInput(t *testing.T) {
 	assert.ErrorIs(t, err, locker.ErrInvalid)
 	assert.ErrorIs(t, rl.Expire(ctx, "k", "o", -time.Second), locker.ErrInvalid)
 	assert.ErrorIs(t, rl.Unlock(ctx, "k", ""), locker.ErrInvalid)
-	assert.ErrorIs(t, rl.Fence(ctx, "k", "", 1), locker.ErrInvalid)
+	_, err = rl.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Second, Patience: -time.Second})
+	assert.ErrorIs(t, err, locker.ErrInvalid)
 	for _, c := range cs {
 		assert.Zero(t, slices.Max([]int{c.Calls("trylock"), c.Calls("unlock"), c.Calls("expire")}))
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/combine"
 	"github.com/distlock/distlock/conformance"
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
@@ -25,7 +26,7 @@ func TestConformanceRedis(t *testing.T) {
 	conformance.Run(t, func(_ context.Context, t *testing.T) (conformance.Harness, error) {
 		stores := quorumtest.StartRedis(t, 5)
 		return quorumtest.NewHarness(stores, func(members []driver.Backend) (driver.Backend, error) {
-			return redlock.New(members, redlock.WithRestartGuard(0))
+			return redlock.New(members, combine.WithRestartGuard(0))
 		}), nil
 	})
 }
@@ -37,12 +38,12 @@ func TestConformanceRedis(t *testing.T) {
 func TestRedisKilledServers(t *testing.T) {
 	ctx := context.Background()
 	stores := quorumtest.StartRedis(t, 5)
-	rl := newRL(t, stores.Clients(t), redlock.WithRestartGuard(0))
-	probe := newRL(t, stores.Clients(t), redlock.WithRestartGuard(0))
+	rl := newRL(t, stores.Clients(t), combine.WithRestartGuard(0))
+	probe := newRL(t, stores.Clients(t), combine.WithRestartGuard(0))
 
 	stores.Server(0).Kill()
 	stores.Server(1).Kill()
-	m, err := locker.New(rl, "k")
+	m, err := newMutex(t, rl, "k")
 	require.NoError(t, err)
 	l, err := m.TryLock(ctx, locker.WithWait(5*time.Second), locker.WithLease(10*time.Second))
 	require.NoError(t, err, "three of five servers are a quorum")
@@ -72,7 +73,7 @@ func TestRedisKilledServers(t *testing.T) {
 func TestRedisRestartGuard(t *testing.T) {
 	ctx := context.Background()
 	stores := quorumtest.StartRedis(t, 5)
-	x := newRL(t, stores.Clients(t), redlock.WithRestartGuard(0))
+	x := newRL(t, stores.Clients(t), combine.WithRestartGuard(0))
 	g, err := x.TryLock(ctx, driver.Request{Key: "k", Owner: "X", TTL: time.Minute})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
@@ -86,7 +87,7 @@ func TestRedisRestartGuard(t *testing.T) {
 	assert.ErrorContains(t, err, "restart guard")
 	assert.False(t, g.Acquired, "restarted servers must not vote within the guard")
 
-	unguarded := newRL(t, stores.Clients(t), redlock.WithRestartGuard(0))
+	unguarded := newRL(t, stores.Clients(t), combine.WithRestartGuard(0))
 	g, err = unguarded.TryLock(ctx, driver.Request{Key: "k", Owner: "Z", TTL: 10 * time.Second})
 	require.NoError(t, err)
 	assert.True(t, g.Acquired, "without the guard a second owner wins while X holds the lock")
@@ -115,8 +116,8 @@ func TestRedisRestarts(t *testing.T) {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for range 4 {
-		rl := newRL(t, stores.Clients(t), redlock.WithRestartGuard(guard), redlock.WithMemberTimeout(100*time.Millisecond))
-		m, err := locker.New(rl, "contended")
+		rl := newRL(t, stores.Clients(t), combine.WithRestartGuard(guard), combine.WithMemberTimeout(100*time.Millisecond))
+		m, err := newMutex(t, rl, "contended")
 		require.NoError(t, err)
 		wg.Go(func() {
 			for {
@@ -164,7 +165,7 @@ func TestRedisRestarts(t *testing.T) {
 // servers on loopback.
 func BenchmarkLockUnlockRedis5(b *testing.B) {
 	stores := quorumtest.StartRedis(b, 5)
-	benchLockUnlock(b, newRL(b, stores.DirectClients(b), redlock.WithRestartGuard(0)))
+	benchLockUnlock(b, newRL(b, stores.DirectClients(b), combine.WithRestartGuard(0)))
 }
 
 // fenceCounter counts a member's Fence calls. The embedded member's TryLock
@@ -190,11 +191,11 @@ func TestRedisTokensAgreeWithoutASecondRound(t *testing.T) {
 	for _, c := range stores.Clients(t) {
 		members = append(members, fenceCounter{c, &fences})
 	}
-	rl, err := redlock.New(members, redlock.WithRestartGuard(0))
+	rl, err := redlock.New(members, combine.WithRestartGuard(0))
 	require.NoError(t, err)
 	var last uint64
 	for range 5 {
-		m, err := locker.New(rl, "k")
+		m, err := newMutex(t, rl, "k")
 		require.NoError(t, err)
 		l, err := m.Lock(ctx, locker.WithLease(10*time.Second))
 		require.NoError(t, err)

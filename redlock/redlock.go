@@ -2,113 +2,147 @@ package redlock
 
 import (
 	"fmt"
-	"time"
 
+	"github.com/distlock/distlock/combine"
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorum"
 )
 
-// RedLock is a lock over independent stores that is held while a majority
-// of them hold it: N/2+1 of N members. It is a driver.Backend (key k on the
-// RedLock is key k on every member), so a Mutex locks it as any backend:
-// locker.New(rl, "orders/42"). It also implements driver.Notifier,
-// driver.Inspector, driver.ForceUnlocker, driver.BatchExpirer,
-// driver.Fencer and driver.Granular. Its methods, those of the embedded
-// engine, are TryLock, Unlock, Expire, ExpireBatch, Watch, Inspect,
-// ForceUnlock, Fence, Granularity, Close, Supports (which optional
-// capabilities every member has), Members and Needed (the quorum); the
-// package documentation says what each guarantees. It is safe for
-// concurrent use.
-type RedLock struct {
-	*quorum.Backend
-}
-
-var (
-	_ driver.Backend       = (*RedLock)(nil)
-	_ driver.Notifier      = (*RedLock)(nil)
-	_ driver.Inspector     = (*RedLock)(nil)
-	_ driver.ForceUnlocker = (*RedLock)(nil)
-	_ driver.BatchExpirer  = (*RedLock)(nil)
-	_ driver.Fencer        = (*RedLock)(nil)
-	_ driver.Granular      = (*RedLock)(nil)
-)
-
-// New returns a RedLock over members, which it owns: Close closes them.
-// Members may be any backends, combinators included. Two members need both
-// (as a MultiLock does); three members tolerate one failure, five tolerate
-// two.
+// New returns a RedLock over members: a driver whose lock on key k is held
+// while a majority of the members, N/2+1 of N, hold k for the same owner,
+// so that N-(N/2+1) may fail. Two members need both (as a MultiLock does);
+// three tolerate one failure, five tolerate two. Members may be any
+// backends, combinators included, and the RedLock owns them: its Close
+// closes them. It is safe for concurrent use; programs use it through
+// locker.NewStore. It keeps the semantics of Redisson's RedissonRedLock and
+// fixes what that lacks.
+//
+// An attempt (TryLock) contacts every member at once, not one after
+// another: it costs about one round trip to the slowest member. It waits
+// for every member's answer, each bounded by the member timeout (see
+// combine.WithMemberTimeout) and by the caller's wait budget (the deadline
+// of its context), because a member whose state it does not know must be
+// released; a member call still running 20 ms after its deadline is
+// abandoned and its state taken as unknown, so every call returns by its
+// context's deadline. Each member call gets at least 1 ms even when the
+// budget is gone, so that a last attempt can still be made; cancelling the
+// context cancels the calls at once. When the budget is less than half the
+// lease, members are first taken for twice the budget and a second round
+// gives those that count the full lease (Redisson's tryLock(wait, lease)
+// does so too), so that a client that dies mid-attempt leaves its partial
+// holds for twice the wait, not the whole lease; members the second round
+// cannot extend do not count.
+//
+// The attempt succeeds when N/2+1 members granted the lock and the
+// validity left, the lease less the time the attempt took less the clock
+// drift (lease × 0.01 + 2 ms, see combine.WithDriftFactor), is positive.
+// Validity is measured with a monotonic clock and goes out in
+// driver.Grant.Validity, so the Lease's Deadline reflects it (Redisson
+// checks no validity). The grant's Holds is the largest hold count among
+// the granting members, so that a hold one member still has for the owner
+// (resurrected by a failover, or left by a lost Unlock) shows; repeated
+// Unlocks drain every member. A successful attempt releases the members
+// whose call ended in an unknown state, in its second round, except on a
+// re-entry (below); the members it holds are released by Unlock.
+//
+// A failed attempt releases every member: those that granted the lock,
+// those that refused it (their Unlock finds another owner and changes
+// nothing) and those whose call failed or timed out, since such a call may
+// have run (Redisson's RedisResponseTimeoutException branch). The release
+// does not hold the caller past its context's deadline: a member not
+// released by then is released in the background, retried until it
+// answers or until the lease it may hold has run out (Close stops it), and
+// the owner's next attempt or renewal first has that release tried again
+// and leaves the member out while it still runs. On a re-entry (the owner
+// already held some member) the members in an unknown state are left alone
+// instead: an Unlock there could drop the earlier hold rather than this
+// attempt's. A failed attempt reports "not acquired" (Grant.Acquired
+// false, no error; a Store turns it into driver.ErrNotAcquired and, if
+// waiting, tries again) only when another owner holds the lock: more than
+// N-(N/2+1) members answered no, so no quorum could be reached. Every
+// other failure to decide is an error wrapping driver.ErrUnavailable,
+// naming the reason and each member's error: members failed or timed out
+// (a member's own ErrUnavailable, nothing sent, counts as failed), the
+// restart guard left members out, no validity was left (a late grant), or
+// the caller's budget ran out mid-attempt. Nothing is held afterwards, so
+// a retry is safe. Only when N/2+1 members may still hold the lock for the
+// owner and are not being released (a re-entry whose calls timed out) is
+// the outcome unknown: an error that is none of driver's sentinels.
+//
+// Unlock releases every member and succeeds when N/2+1 did; it returns an
+// error wrapping driver.ErrNotHeld when so many members did not hold it
+// that the owner did not hold the lock (the members that did are released
+// all the same), and a member whose Unlock got no answer is released in the
+// background. Expire (renewal) renews every member and succeeds when N/2+1
+// did; it returns ErrNotHeld once more than N-(N/2+1) members no longer
+// hold the lock, so the Store's watchdog ends the Lease when the quorum is
+// gone. Renewals need no restart guard: a renewal only extends holds the
+// owner has, and a store that forgot one answers that it no longer holds
+// it. ExpireBatch (driver.BatchExpirer) sends one batch to each member,
+// all at once, and judges each renewal as Expire does.
+//
+// Restart guard: a store that restarts without persistence forgets its
+// locks. With five members, a client holding three loses one to a restart,
+// and a second client can then win a majority while the first still holds
+// its lease. Redlock's answer is the delayed restart, a restarted store
+// staying out for one maximum lease; the RedLock enforces it: a member
+// whose grant reports an uptime (driver.Grant.Uptime) shorter than the
+// guard does not count toward the quorum (it is still released
+// afterwards). The guard is the longer of combine.WithRestartGuard's value
+// (combine.DefaultRestartGuard, 30 s) and the attempt's own lease; it must
+// cover the longest lease any client takes. Stores that do not report an
+// uptime are counted: use persistence with them.
+//
+// Fencing: the RedLock's token rises strictly from holder to holder and
+// stays the same on re-entry, on members that are driver.Fencers (F of
+// them): the token is the highest the fencing members granted, at least
+// F/2+1 of them must have granted the lock, and the members below it are
+// raised to it before it is handed out, which F/2+1 fencing members must
+// then carry; otherwise the attempt fails (everything is released, a
+// waiting Mutex tries again) rather than hand out a token that cannot be
+// shown to rise (package internal/quorum says why this suffices). Members
+// that honour driver.Request.Floor (Redis) grant the same token, and an
+// uncontended RedLock of them costs two rounds, lock and unlock. A RedLock
+// with no fencing member hands out token 0 (no fencing), except with one
+// member, whose own token is used. The argument needs each member to
+// remember its counter: a store that restarts without persistence and
+// resets its counters can break it, unless it seeds a lost counter from
+// something monotonic (the Redis backend seeds from the server's clock).
+// A RedLock is fenced the same way as the member of another combinator
+// when it has fencing members.
+//
+// The optional capabilities (Redisson throws UnsupportedOperationException
+// for these) are offered exactly when they work, which the value's type
+// shows: it implements driver.Notifier when at least one member notifies,
+// driver.Inspector when every member inspects, and driver.ForceUnlocker
+// when every member force-unlocks; it is always a driver.BatchExpirer and a
+// driver.Granular. Watch watches every member that can notify and calls
+// back on any of their releases; it holds when one member is watched, since
+// a holder's Unlock releases every member, so a RedLock with members that
+// cannot notify (memcached) still wakes a waiting Mutex at once when one
+// member can. A release only unwatched members see (a lease that ran out
+// there, or a holder that held none of the watched members) is caught by
+// the waiter's safety-net re-check, at the latest when the holder's lease
+// would have ended or after a few seconds; stop stops them all. Inspect
+// reports the lock held when one owner holds N/2+1 members; Holds and
+// Remaining are what the best N/2+1 of them have in common, and Token is
+// the combined token. ForceUnlock deletes the key on every member and
+// reports whether N/2+1 held it.
+//
+// Leases are rounded up to the coarsest member's granularity
+// (Granularity), so every member holds the same lease, while the validity
+// still counts from the lease asked for: members may be any stores, Redis,
+// etcd, memcached and mem mixed.
 //
 // New fails with an error wrapping driver.ErrInvalid when members has fewer
 // than two entries (a RedLock of one store is that store: use it directly),
-// a member is nil, two members are the same store (the same value, equal
-// Endpoint() strings, or a store shared by two nested combinators), or an
-// option is invalid. It contacts no member.
-func New(members []driver.Backend, opts ...Option) (*RedLock, error) {
+// a member is nil, two members are the same store (the same backend value,
+// equal driver.Endpointer endpoints, or a store shared by two nested
+// combinators), or an option is invalid. It contacts no member.
+func New(members []driver.Backend, opts ...combine.Option) (driver.Backend, error) {
 	if len(members) == 1 {
 		return nil, fmt.Errorf("redlock: %w: one member; a RedLock needs at least two, and three or more to tolerate a failure",
 			driver.ErrInvalid)
 	}
-	b, err := quorum.Build(quorum.Majority, members, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &RedLock{b}, nil
-}
-
-// Defaults of a RedLock's settings.
-const (
-	// DefaultRestartGuard is how long after a restart a member does not
-	// count toward the quorum, unless the attempt's lease is longer: the
-	// Mutex's default watchdog lease.
-	DefaultRestartGuard = quorum.DefaultRestartGuard
-	// DefaultDriftFactor is the share of the lease allowed for clock drift;
-	// 2 ms more are added.
-	DefaultDriftFactor = quorum.DefaultDriftFactor
-)
-
-// Option configures a RedLock.
-type Option func(*quorum.Settings) error
-
-// Clock tells a RedLock the time; it measures how long attempts take with
-// it. The default is the system's monotonic clock.
-type Clock = quorum.Clock
-
-// Endpointer is the optional member capability New uses to refuse two
-// clients of one server: backends that know their server return an
-// identity such as "redis://10.0.0.1:6379/0" from Endpoint.
-type Endpointer = quorum.Endpointer
-
-// WithMemberTimeout bounds each member call of an attempt or renewal by d
-// (and every other member call too). The default is per member: for an
-// attempt with a lease L, 4 × the member's smoothed observed round trip +
-// 50 ms, at most max(50ms, L/10), and L/10 before the member has answered;
-// see the package documentation. It fails with ErrInvalid when d is not
-// positive.
-func WithMemberTimeout(d time.Duration) Option {
-	return func(s *quorum.Settings) error { return s.SetMemberTimeout(d) }
-}
-
-// WithDriftFactor sets the share of the lease subtracted from the validity
-// for clock drift between this process and the stores (default 0.01, plus
-// 2 ms). It fails with ErrInvalid unless 0 <= f < 0.5.
-func WithDriftFactor(f float64) Option {
-	return func(s *quorum.Settings) error { return s.SetDriftFactor(f) }
-}
-
-// WithRestartGuard sets the restart guard: a member whose store reports an
-// uptime shorter than d (or than the attempt's lease, if longer) does not
-// count toward the quorum. d must be at least the longest lease any client
-// of these stores takes. The default is 30 s (locker.DefaultWatchdogLease);
-// 0 turns the guard off, which is safe only when the stores keep their
-// locks across restarts (Redis with appendfsync always). It fails with
-// ErrInvalid when d is negative.
-func WithRestartGuard(d time.Duration) Option {
-	return func(s *quorum.Settings) error { return s.SetRestartGuard(d) }
-}
-
-// WithClock makes the RedLock measure time with c, for tests that move time
-// by hand (memlocker.ManualClock is a Clock). It fails with ErrInvalid when
-// c is nil.
-func WithClock(c Clock) Option {
-	return func(s *quorum.Settings) error { return s.SetClock(c) }
+	return quorum.Build(quorum.Majority, members, opts)
 }

@@ -10,10 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/combine"
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
 	"github.com/distlock/distlock/locker"
-	"github.com/distlock/distlock/redlock"
 )
 
 func TestUnlockOutcomes(t *testing.T) {
@@ -21,7 +21,7 @@ func TestUnlockOutcomes(t *testing.T) {
 	clock := memlocker.NewManualClock(epoch)
 	stores := quorumtest.NewMem(5, memlocker.WithClock(clock))
 	cs := stores.Clients()
-	rl := newRL(t, quorumtest.Backends(cs), redlock.WithClock(clock))
+	rl := newRL(t, quorumtest.Backends(cs), combine.WithClock(clock))
 	lock := func(key string) {
 		g, err := rl.TryLock(ctx, driver.Request{Key: key, Owner: "o", TTL: 10 * time.Second})
 		require.NoError(t, err)
@@ -106,7 +106,7 @@ func TestRenewalOutcomes(t *testing.T) {
 func TestWatchdogNoticesLostQuorum(t *testing.T) {
 	ctx := context.Background()
 	stores, _, rl := memRL(t, 5)
-	m, err := locker.New(rl, "k", locker.WithWatchdogLease(300*time.Millisecond))
+	m, err := newMutex(t, rl, "k", locker.WithWatchdogLease(300*time.Millisecond))
 	require.NoError(t, err)
 	l, err := m.Lock(ctx)
 	require.NoError(t, err)
@@ -144,7 +144,7 @@ func TestExpireBatch(t *testing.T) {
 		require.True(t, g.Acquired)
 	}
 	stores.Force(t, "b", 0, 1, 2)
-	errs := rl.ExpireBatch(ctx, []driver.Renewal{
+	errs := rl.(driver.BatchExpirer).ExpireBatch(ctx, []driver.Renewal{
 		{Key: "a", Owner: "o", TTL: time.Minute},
 		{Key: "a", Owner: "other", TTL: time.Minute},
 		{Key: "b", Owner: "o", TTL: time.Minute},
@@ -165,5 +165,5 @@ func TestExpireBatch(t *testing.T) {
 	}
 	assert.Equal(t, 4, cs[4].Calls("expire"), "a member that cannot batch gets one call per valid renewal")
 	assert.Greater(t, stores.State(t, 0, "a").Remaining, 50*time.Second)
-	assert.Empty(t, rl.ExpireBatch(ctx, nil))
+	assert.Empty(t, rl.(driver.BatchExpirer).ExpireBatch(ctx, nil))
 }

@@ -9,10 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/combine"
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
 	"github.com/distlock/distlock/locker"
-	"github.com/distlock/distlock/redlock"
 )
 
 // TestRestartGuard: three of five stores restart without persistence while
@@ -23,7 +23,7 @@ func TestRestartGuard(t *testing.T) {
 	ctx := context.Background()
 	clock := memlocker.NewManualClock(epoch)
 	stores := quorumtest.NewMem(5, memlocker.WithClock(clock))
-	x := newRL(t, quorumtest.Backends(stores.Clients()), redlock.WithClock(clock))
+	x := newRL(t, quorumtest.Backends(stores.Clients()), combine.WithClock(clock))
 	gx, err := x.TryLock(ctx, driver.Request{Key: "k", Owner: "X", TTL: 10 * time.Second})
 	require.NoError(t, err)
 	require.True(t, gx.Acquired)
@@ -33,7 +33,7 @@ func TestRestartGuard(t *testing.T) {
 	}
 	clock.Advance(time.Second) // X's lease has 9 s left on stores 3 and 4
 
-	y := newRL(t, quorumtest.Backends(stores.Clients()), redlock.WithClock(clock))
+	y := newRL(t, quorumtest.Backends(stores.Clients()), combine.WithClock(clock))
 	gy, err := y.TryLock(ctx, driver.Request{Key: "k", Owner: "Y", TTL: 10 * time.Second})
 	require.ErrorIs(t, err, locker.ErrUnavailable, "the stores could not decide")
 	assert.NotErrorIs(t, err, locker.ErrNotAcquired)
@@ -42,14 +42,14 @@ func TestRestartGuard(t *testing.T) {
 	assert.Equal(t, []string{"", "", "", "X", "X"}, stores.Holders(t, "k"), "Y's holds on the restarted stores are released")
 
 	// This is the hazard the guard closes.
-	unguarded := newRL(t, quorumtest.Backends(stores.Clients()), redlock.WithClock(clock), redlock.WithRestartGuard(0))
+	unguarded := newRL(t, quorumtest.Backends(stores.Clients()), combine.WithClock(clock), combine.WithRestartGuard(0))
 	gu, err := unguarded.TryLock(ctx, driver.Request{Key: "k", Owner: "Z", TTL: 10 * time.Second})
 	require.NoError(t, err)
 	require.True(t, gu.Acquired, "without the guard a second owner wins while X holds the lock")
 	require.NoError(t, unguarded.Unlock(ctx, "k", "Z"))
 
 	// After the guard (30 s by default), the stores vote again.
-	clock.Advance(redlock.DefaultRestartGuard)
+	clock.Advance(combine.DefaultRestartGuard)
 	gy, err = y.TryLock(ctx, driver.Request{Key: "k", Owner: "Y", TTL: 10 * time.Second})
 	require.NoError(t, err)
 	assert.True(t, gy.Acquired)
@@ -62,7 +62,7 @@ func TestRestartGuardCoversTheLease(t *testing.T) {
 	ctx := context.Background()
 	clock := memlocker.NewManualClock(epoch)
 	stores := quorumtest.NewMem(5, memlocker.WithClock(clock))
-	rl := newRL(t, quorumtest.Backends(stores.Clients()), redlock.WithClock(clock), redlock.WithRestartGuard(time.Second))
+	rl := newRL(t, quorumtest.Backends(stores.Clients()), combine.WithClock(clock), combine.WithRestartGuard(time.Second))
 	for i := range 3 {
 		stores.Store(i).Restart()
 	}
@@ -87,7 +87,7 @@ func TestRestartedMemberStillReleased(t *testing.T) {
 	ctx := context.Background()
 	clock := memlocker.NewManualClock(epoch)
 	stores := quorumtest.NewMem(5, memlocker.WithClock(clock))
-	rl := newRL(t, quorumtest.Backends(stores.Clients()), redlock.WithClock(clock))
+	rl := newRL(t, quorumtest.Backends(stores.Clients()), combine.WithClock(clock))
 	stores.Store(0).Restart()
 	g, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: "Y", TTL: 10 * time.Second})
 	require.NoError(t, err)

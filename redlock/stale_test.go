@@ -33,7 +33,7 @@ func TestStaleHoldShows(t *testing.T) {
 	assert.Equal(t, []string{"o", "", ""}, stores.Holders(t, "k"))
 	assert.ErrorIs(t, rl.Unlock(ctx, "k", "o"), locker.ErrNotHeld, "members 2 and 3 are drained")
 	assert.Equal(t, quorumtest.Repeat("", 3), stores.Holders(t, "k"))
-	st, err := rl.Inspect(ctx, "k")
+	st, err := rl.(driver.Inspector).Inspect(ctx, "k")
 	require.NoError(t, err)
 	assert.False(t, st.Held)
 	assert.ErrorIs(t, rl.Unlock(ctx, "k", "o"), locker.ErrNotHeld)

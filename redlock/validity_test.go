@@ -10,15 +10,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/combine"
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
 	"github.com/distlock/distlock/locker"
-	"github.com/distlock/distlock/redlock"
 )
 
 // slowByClock returns a RedLock over 5 stores on a manual clock, whose
 // first member's lock call takes d of that clock.
-func slowByClock(t *testing.T, d time.Duration) (*memlocker.ManualClock, *quorumtest.Mem, *redlock.RedLock) {
+func slowByClock(t *testing.T, d time.Duration) (*memlocker.ManualClock, *quorumtest.Mem, driver.Backend) {
 	clock := memlocker.NewManualClock(epoch)
 	stores := quorumtest.NewMem(5, memlocker.WithClock(clock))
 	slow := quorumtest.NewHooked(stores.Store(0))
@@ -32,7 +32,7 @@ func slowByClock(t *testing.T, d time.Duration) (*memlocker.ManualClock, *quorum
 	for i := 1; i < 5; i++ {
 		members = append(members, stores.Store(i).Client())
 	}
-	return clock, stores, newRL(t, members, redlock.WithClock(clock))
+	return clock, stores, newRL(t, members, combine.WithClock(clock))
 }
 
 // TestValidity: the validity is the lease less the attempt's time less the
@@ -64,7 +64,7 @@ func TestValidity(t *testing.T) {
 func TestLeaseDeadlineReflectsValidity(t *testing.T) {
 	ctx := context.Background()
 	_, _, rl := slowByClock(t, 9800*time.Millisecond)
-	m, err := locker.New(rl, "k")
+	m, err := newMutex(t, rl, "k")
 	require.NoError(t, err)
 	start := time.Now()
 	lease, err := m.TryLock(ctx, locker.WithLease(10*time.Second))
@@ -88,7 +88,7 @@ func TestLeaseDeadlineReflectsValidity(t *testing.T) {
 // TestWaitBudgetBoundsTheCalls: member calls end with the caller's wait
 // budget, before slow members run them.
 func TestWaitBudgetBoundsTheCalls(t *testing.T) {
-	stores, cs, rl := memRL(t, 5, redlock.WithMemberTimeout(time.Second))
+	stores, cs, rl := memRL(t, 5, combine.WithMemberTimeout(time.Second))
 	for _, c := range cs {
 		c.SetLatency(300 * time.Millisecond)
 	}
@@ -115,7 +115,7 @@ func TestLastAttemptAfterTheBudget(t *testing.T) {
 	require.NoError(t, rl.Unlock(context.Background(), "k", owner))
 
 	// A Mutex's TryLock with a zero wait is such an attempt.
-	m, err := locker.New(rl, "zero")
+	m, err := newMutex(t, rl, "zero")
 	require.NoError(t, err)
 	l, err := m.TryLock(context.Background(), locker.WithWait(0))
 	require.NoError(t, err)
@@ -130,7 +130,7 @@ func TestLastAttemptAfterTheBudget(t *testing.T) {
 }
 
 // hookedRL returns a RedLock over 5 hooked clients.
-func hookedRL(t *testing.T, opts ...redlock.Option) (*quorumtest.Mem, []*quorumtest.Hooked, *redlock.RedLock) {
+func hookedRL(t *testing.T, opts ...combine.Option) (*quorumtest.Mem, []*quorumtest.Hooked, driver.Backend) {
 	stores := quorumtest.NewMem(5)
 	hs := make([]*quorumtest.Hooked, 5)
 	for i := range hs {
@@ -215,7 +215,7 @@ func TestLeasePhaseFailure(t *testing.T) {
 	for i, h := range hs {
 		before[i] = h.Calls("expire")
 	}
-	m, err := locker.New(rl, "m")
+	m, err := newMutex(t, rl, "m")
 	require.NoError(t, err)
 	l, err := m.TryLock(context.Background(), locker.WithWait(time.Second), locker.WithLease(10*time.Second))
 	require.NoError(t, err)

@@ -40,7 +40,6 @@ type memberResult struct {
 // attempt is one TryLock on a combinator.
 type attempt struct {
 	e     *engine
-	name  string
 	ts    []target
 	owner string
 	asked time.Duration // the lease the caller asked for
@@ -55,13 +54,10 @@ type attempt struct {
 
 // tryLock makes one attempt to take every target for owner. See the
 // packages multilock and redlock for the rules.
-func (e *engine) tryLock(ctx context.Context, name string, ts []target, owner string, ttl time.Duration) (driver.Grant, error) {
-	if err := validLease(owner, ttl); err != nil {
-		return driver.Grant{}, fmt.Errorf("%s trylock %q: %w", e.kind.name, name, err)
-	}
-	a := &attempt{e: e, name: name, ts: ts, owner: owner, asked: ttl, ttl: e.roundUp(ttl), floor: tokenFloor(), rs: make([]memberResult, len(ts)),
+func (e *engine) tryLock(ctx context.Context, ts []target, owner string, ttl time.Duration) (driver.Grant, error) {
+	a := &attempt{e: e, ts: ts, owner: owner, asked: ttl, ttl: e.roundUp(ttl), floor: tokenFloor(), rs: make([]memberResult, len(ts)),
 		skip: e.bg.settle(ctx, ts, owner, e.s.plain)}
-	a.start = e.s.clock.Now()
+	a.start = e.s.now()
 	e.bg.leased(a.ttl)
 	first, twoPhase := a.firstLease(ctx)
 	a.lockRound(ctx, first)
@@ -166,7 +162,7 @@ func tokenFloor() uint64 { return uint64(time.Now().Add(floorLead).UnixMicro()) 
 // token and the second round has nothing to raise (see driver.Request).
 func (a *attempt) tryMember(ctx context.Context, t target, lease time.Duration) (driver.Grant, error) {
 	r := driver.Request{Key: t.key, Owner: a.owner, TTL: lease}
-	if t.fencer {
+	if t.fencer != nil {
 		r.Floor = a.floor
 	}
 	return t.b.TryLock(ctx, r)
@@ -210,7 +206,7 @@ func (a *attempt) conclude(ctx context.Context, twoPhase bool, token uint64) (dr
 		return a.fail(ctx, fmt.Errorf("%d of %d fencing members carry the token, %d needed",
 			fenced, a.e.fencers, a.e.fenceQuorum))
 	}
-	elapsed := a.e.s.clock.Now().Sub(a.start)
+	elapsed := a.e.s.now().Sub(a.start)
 	validity := kthLargest(leases, a.e.needed) - elapsed - a.e.s.drift(a.ttl)
 	if validity <= 0 {
 		return a.fail(ctx, fmt.Errorf("no validity left: lease %v, attempt took %v, drift %v",

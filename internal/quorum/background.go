@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/distlock/distlock/driver"
-	"github.com/distlock/distlock/locker"
 )
 
 // Background release pacing: a member that could not be released is tried
@@ -69,12 +68,12 @@ func (bg *background) leased(ttl time.Duration) {
 }
 
 // longestLease returns the longest lease members were asked for, or
-// locker.DefaultWatchdogLease before any.
+// DefaultRestartGuard (the Mutex's default watchdog lease) before any.
 func (bg *background) longestLease() time.Duration {
 	if d := time.Duration(bg.longest.Load()); d > 0 {
 		return d
 	}
-	return locker.DefaultWatchdogLease
+	return DefaultRestartGuard
 }
 
 // pendingKey names a release: the member (by its shared round-trip

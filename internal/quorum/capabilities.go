@@ -2,73 +2,135 @@ package quorum
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/distlock/distlock/driver"
 )
 
+// A combinator offers an optional driver capability exactly when it works,
+// and shows it by its type, as a Store finds capabilities by type
+// assertion: what New and NewKeys return implements driver.Notifier when
+// at least one member notifies (a holder's Unlock releases every member,
+// so one watched member hears of it), driver.Inspector when every member
+// inspects, and driver.ForceUnlocker when every member force-unlocks, each
+// found on the members once, when the combinator is made. Every combinator
+// is a driver.BatchExpirer and a driver.Granular. It is not a
+// driver.Fencer: raising tokens is what a combinator does to its members,
+// and a combinator that is the member of another is fenced by the engine
+// directly (see nested), when it has fencing members of its own.
+//
+// The value is one of the eight types below: the combinator, and one
+// mixin per capability it offers. No type has a method twice, so no
+// promoted method stands in for another.
+
+// notifying adds driver.Notifier.
+type notifying struct{ c *combinator }
+
 // Watch implements driver.Notifier: fn is called on any release of key by
-// a member that can notify; the others are not watched. It fails with an
-// error wrapping errors.ErrUnsupported when no member can notify, and with
-// an error when no member could be watched.
-func (b *Backend) Watch(ctx context.Context, key string, fn func()) (func(), error) {
-	if err := b.check("watch", key); err != nil {
-		return nil, err
-	}
-	return b.watch(ctx, key, b.targets(key), fn)
+// a member that can notify (see engine.watch).
+func (n notifying) Watch(ctx context.Context, key string, fn func()) (func(), error) {
+	return n.c.watchKey(ctx, key, fn)
 }
 
-// Inspect implements driver.Inspector. The lock is held when one owner
-// holds it on the needed members; Holds and Remaining are what those
-// members have in common, and Token is the combined fencing token. It fails
-// with an error wrapping errors.ErrUnsupported when a member cannot be
-// inspected, and with an unknown-state error when too few members answered
-// to tell.
-func (b *Backend) Inspect(ctx context.Context, key string) (driver.State, error) {
-	if err := b.check("inspect", key); err != nil {
-		return driver.State{}, err
-	}
-	return b.inspect(ctx, key, b.targets(key))
+// inspecting adds driver.Inspector.
+type inspecting struct{ c *combinator }
+
+// Inspect implements driver.Inspector (see engine.inspect).
+func (i inspecting) Inspect(ctx context.Context, key string) (driver.State, error) {
+	return i.c.inspectKey(ctx, key)
 }
 
-// ForceUnlock implements driver.ForceUnlocker: it deletes key on every
-// member, and reports whether the needed members held it. It fails with an
-// error wrapping errors.ErrUnsupported when a member cannot force-unlock,
-// and with an unknown-state error when so many members did not answer that
-// the lock may still be held.
-func (b *Backend) ForceUnlock(ctx context.Context, key string) (bool, error) {
-	if err := b.check("forceunlock", key); err != nil {
-		return false, err
-	}
-	return b.forceUnlock(ctx, key, b.targets(key))
+// forcing adds driver.ForceUnlocker.
+type forcing struct{ c *combinator }
+
+// ForceUnlock implements driver.ForceUnlocker (see engine.forceUnlock).
+func (f forcing) ForceUnlock(ctx context.Context, key string) (bool, error) {
+	return f.c.forceUnlockKey(ctx, key)
 }
 
-// Fence implements driver.Fencer, so that a combinator can be the member
-// of another: it raises the token of owner's hold on every fencing member,
-// and succeeds when a majority of them did. It fails with an error wrapping
-// errors.ErrUnsupported when no member can fence, and wrapping ErrNotHeld
-// when too many fencing members do not hold the lock for owner.
-func (b *Backend) Fence(ctx context.Context, key, owner string, token uint64) error {
-	if err := b.check("fence", key); err != nil {
-		return err
+type (
+	plain struct{ *combinator }
+	withN struct {
+		*combinator
+		notifying
 	}
-	if err := validLease(owner, 1); err != nil {
-		return fmt.Errorf("%s fence %q: %w", b.kind.name, key, err)
+	withI struct {
+		*combinator
+		inspecting
 	}
-	if token == 0 {
-		return fmt.Errorf("%s fence %q: %w: zero token", b.kind.name, key, driver.ErrInvalid)
+	withF struct {
+		*combinator
+		forcing
 	}
-	if b.fencers == 0 {
-		return fmt.Errorf("%s fence %q: %w: no member can fence", b.kind.name, key, errUnsupported)
+	withNI struct {
+		*combinator
+		notifying
+		inspecting
 	}
-	var ts []target
-	for _, t := range b.targets(key) {
-		if t.fencer {
-			ts = append(ts, t)
-		}
+	withNF struct {
+		*combinator
+		notifying
+		forcing
 	}
-	_, errs := fanout(ctx, ts, b.s.plain, func(ctx context.Context, i int) (struct{}, error) {
-		return struct{}{}, ts[i].b.(driver.Fencer).Fence(ctx, ts[i].key, owner, token)
-	}, nil)
-	return verdict(b.kind, "fence", key, b.fenceQuorum, ts, errs)
+	withIF struct {
+		*combinator
+		inspecting
+		forcing
+	}
+	withNIF struct {
+		*combinator
+		notifying
+		inspecting
+		forcing
+	}
+)
+
+var (
+	_ driver.BatchExpirer = plain{}
+	_ driver.Granular     = plain{}
+
+	_ driver.Notifier      = withN{}
+	_ driver.Inspector     = withI{}
+	_ driver.ForceUnlocker = withF{}
+
+	_ driver.Notifier  = withNI{}
+	_ driver.Inspector = withNI{}
+
+	_ driver.Notifier      = withNF{}
+	_ driver.ForceUnlocker = withNF{}
+
+	_ driver.Inspector     = withIF{}
+	_ driver.ForceUnlocker = withIF{}
+
+	_ driver.Notifier      = withNIF{}
+	_ driver.Inspector     = withNIF{}
+	_ driver.ForceUnlocker = withNIF{}
+)
+
+// withCapabilities returns c as the type that offers what its members
+// allow.
+func (c *combinator) withCapabilities() driver.Backend {
+	notify, inspect, force := false, true, true
+	for _, t := range c.template {
+		notify = notify || t.notifier != nil
+		inspect = inspect && t.inspector != nil
+		force = force && t.forcer != nil
+	}
+	n, i, f := notifying{c}, inspecting{c}, forcing{c}
+	switch {
+	case notify && inspect && force:
+		return withNIF{c, n, i, f}
+	case notify && inspect:
+		return withNI{c, n, i}
+	case notify && force:
+		return withNF{c, n, f}
+	case inspect && force:
+		return withIF{c, i, f}
+	case notify:
+		return withN{c, n}
+	case inspect:
+		return withI{c, i}
+	case force:
+		return withF{c, f}
+	}
+	return plain{c}
 }

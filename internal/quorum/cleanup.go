@@ -63,26 +63,26 @@ func (a *attempt) fail(ctx context.Context, reason error) (driver.Grant, error) 
 	refusals := a.count(func(r *memberResult) bool { return r.state == refused })
 	fenceRefusals := 0
 	for i, r := range a.rs {
-		if r.state == refused && a.ts[i].fencer {
+		if r.state == refused && a.ts[i].fencer != nil {
 			fenceRefusals++
 		}
 	}
 	switch {
 	case errors.Is(reason, driver.ErrInvalid):
-		return driver.Grant{}, fmt.Errorf("%s trylock %q: %w", a.e.kind.name, a.name, reason)
+		return driver.Grant{}, fmt.Errorf("%s: %w", a.e.kind.name, reason)
 	case mayHold >= a.e.needed:
-		return driver.Grant{}, fmt.Errorf("%s trylock %q: outcome unknown: %v; %d members may still hold it (%s)",
-			a.e.kind.name, a.name, reason, mayHold, memberErrors(a.ts, a.errs()))
+		return driver.Grant{}, fmt.Errorf("%s: outcome unknown: %v; %d members may still hold it (%s)",
+			a.e.kind.name, reason, mayHold, memberErrors(a.ts, a.errs()))
 	case closed > len(a.ts)-a.e.needed:
-		return driver.Grant{}, fmt.Errorf("%s trylock %q: %w: %d of %d members are closed",
-			a.e.kind.name, a.name, driver.ErrClosed, closed, len(a.ts))
+		return driver.Grant{}, fmt.Errorf("%s: %w: %d of %d members are closed",
+			a.e.kind.name, driver.ErrClosed, closed, len(a.ts))
 	case refusals > len(a.ts)-a.e.needed,
 		a.e.fencers > 0 && fenceRefusals > a.e.fencers-a.e.fenceQuorum:
 		// Another owner holds so many members, or so many of the fencing
 		// ones, that this owner could not have reached the quorum.
 		return driver.Grant{Remaining: a.remaining()}, nil
 	}
-	err := fmt.Errorf("%s trylock %q: %w: %v", a.e.kind.name, a.name, driver.ErrUnavailable, reason)
+	err := fmt.Errorf("%s: %w: %v", a.e.kind.name, driver.ErrUnavailable, reason)
 	if a.count(func(r *memberResult) bool { return r.err != nil }) > 0 {
 		err = fmt.Errorf("%w (%s)", err, memberErrors(a.ts, a.errs()))
 	}

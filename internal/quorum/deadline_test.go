@@ -12,7 +12,6 @@ import (
 	_ "github.com/distlock/distlock/backends/redislocker" // redis://
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
-	"github.com/distlock/distlock/locker"
 )
 
 // margin is how long past its deadline a call may return.
@@ -33,7 +32,7 @@ func withinDeadline(t *testing.T, what string, call func(ctx context.Context) er
 // everyCall checks every combinator call against a stalled member: a
 // TryLock of key "k", and the other calls on another key, so that they do
 // not change what the stalled member does with "k" once it resumes.
-func everyCall(t *testing.T, b *Backend) {
+func everyCall(t *testing.T, b driver.Backend) {
 	t.Helper()
 	err := withinDeadline(t, "trylock", func(ctx context.Context) error {
 		g, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: 10 * time.Second})
@@ -41,15 +40,18 @@ func everyCall(t *testing.T, b *Backend) {
 		return err
 	})
 	require.Error(t, err)
-	assert.NotErrorIs(t, err, locker.ErrNotAcquired, "nobody else holds the lock")
-	assert.ErrorIs(t, err, locker.ErrUnavailable)
+	assert.NotErrorIs(t, err, driver.ErrNotAcquired, "nobody else holds the lock")
+	assert.ErrorIs(t, err, driver.ErrUnavailable)
 	withinDeadline(t, "unlock", func(ctx context.Context) error { return b.Unlock(ctx, "other", "o") })
 	withinDeadline(t, "expire", func(ctx context.Context) error { return b.Expire(ctx, "other", "o", 10*time.Second) })
-	withinDeadline(t, "inspect", func(ctx context.Context) error { _, err := b.Inspect(ctx, "other"); return err })
-	withinDeadline(t, "forceunlock", func(ctx context.Context) error { _, err := b.ForceUnlock(ctx, "other"); return err })
-	withinDeadline(t, "fence", func(ctx context.Context) error { return b.Fence(ctx, "other", "o", 1) })
+	withinDeadline(t, "inspect", func(ctx context.Context) error { _, err := b.(driver.Inspector).Inspect(ctx, "other"); return err })
+	withinDeadline(t, "forceunlock", func(ctx context.Context) error {
+		_, err := b.(driver.ForceUnlocker).ForceUnlock(ctx, "other")
+		return err
+	})
+	withinDeadline(t, "fence", func(ctx context.Context) error { return core(b).fenceKey(ctx, "other", "o", 1) })
 	withinDeadline(t, "watch", func(ctx context.Context) error {
-		stop, err := b.Watch(ctx, "other", func() {})
+		stop, err := b.(driver.Notifier).Watch(ctx, "other", func() {})
 		if err == nil {
 			stop()
 		}
@@ -70,7 +72,7 @@ func TestStalledMemberInMemory(t *testing.T) {
 
 	unlocks := stalled.Calls("unlock")
 	stalled.SetLatency(0)
-	b.bg.wg.Wait()
+	core(b).bg.wg.Wait()
 	assert.Greater(t, stalled.Calls("unlock"), unlocks, "the background release reached the member once it answered")
 	st, err := stalled.Inspect(context.Background(), "k")
 	require.NoError(t, err)
@@ -83,7 +85,7 @@ func TestStalledMemberInMemory(t *testing.T) {
 func TestStalledMemberRedis(t *testing.T) {
 	ctx := context.Background()
 	srv := redistest.Start(t)
-	rc, err := locker.Open(ctx, "redis://"+srv.Addr())
+	rc, err := driver.Open(ctx, "redis://"+srv.Addr())
 	require.NoError(t, err)
 	b, err := New(All, []driver.Backend{memlocker.New(), memlocker.New(), rc}, DefaultSettings(All))
 	require.NoError(t, err)
@@ -98,7 +100,7 @@ func TestStalledMemberRedis(t *testing.T) {
 	srv.Cont()
 	done := make(chan struct{})
 	go func() {
-		b.bg.wg.Wait()
+		core(b).bg.wg.Wait()
 		close(done)
 	}()
 	select {
@@ -106,7 +108,7 @@ func TestStalledMemberRedis(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the background release did not end")
 	}
-	direct, err := locker.Open(ctx, "redis://"+srv.Addr())
+	direct, err := driver.Open(ctx, "redis://"+srv.Addr())
 	require.NoError(t, err)
 	defer direct.Close()
 	st, err := direct.(driver.Inspector).Inspect(ctx, "k")

@@ -1,21 +1,67 @@
-// Package quorum is the engine behind packages multilock and redlock: one
-// lock over several member stores, held while enough of them hold it for
-// the same owner (all of them for a MultiLock, a majority for a RedLock).
+// Package quorum is the engine behind packages multilock and redlock, and
+// behind locker.Keys: one lock over several member stores, held while
+// enough of them hold it for the same owner (all of them for a MultiLock,
+// a majority for a RedLock). What it returns is a driver.Backend, whose
+// optional capabilities are those its members allow (capabilities.go).
 //
 // The engine makes each attempt in rounds that contact every member in
-// parallel, each call bounded by a per-member timeout (derived from the
-// member's observed round trips, see Settings.leaseTimeout) and by the
-// caller's wait budget, and abandoned shortly after it: round one asks
-// every member for the lock; round two, when it
-// is needed, sets the requested lease after a provisional one, raises the
-// members' fencing counters to the combined token, and releases members
-// whose first call ended in an unknown state. It then checks the quorum and
-// the validity (lease less elapsed time and clock drift). A failed attempt
-// releases every member, within the caller's deadline and then in the
-// background (background.go), and reports "not acquired" only when members
-// refused, ErrUnavailable for any other failure to decide (cleanup.go).
+// parallel (fanout.go), each call bounded by a per-member timeout (derived
+// from the member's observed round trips, see Settings.leaseTimeout) and
+// by the caller's wait budget, and abandoned shortly after it: round one
+// asks every member for the lock; round two, when it is needed, sets the
+// requested lease after a provisional one, raises the members' fencing
+// counters to the combined token, and releases members whose first call
+// ended in an unknown state. It then checks the quorum and the validity
+// (lease less elapsed time and clock drift). A failed attempt releases
+// every member, within the caller's deadline and then in the background
+// (background.go), and reports "not acquired" only when members refused,
+// ErrUnavailable for any other failure to decide (cleanup.go). A lock that
+// needs every member asks one member first (gate.go).
 //
-// The public packages document the rules; this package keeps them in one
-// place so that both combinators, and the multi-key lock, share one
-// implementation.
+// Redisson, calling members one after another, gives each the remaining
+// wait divided by N (at least 1 ms). Here the calls overlap, so one round
+// costs the slowest call, not the sum, and each member call gets
+// min(member timeout, remaining budget), and at least 1 ms even when the
+// budget is gone (callContext).
+//
+// # Fencing
+//
+// Each store's token counter rises on its own, so the highest token of a
+// quorum is not monotonic by itself. The combined token is made by this
+// scheme, over the members that are fencers (F of them: driver.Fencers,
+// and nested combinators with fencing members of their own):
+//
+//  1. Round one takes the lock; each member's grant carries its own token,
+//     which rose past its counter. T is the highest token of the fencing
+//     members that granted the lock; at least F/2+1 of them must have.
+//  2. Round two raises every granting fencing member whose token is below T
+//     to T (Fence, which raises the hold's token and the member's counter,
+//     only if the owner still holds it there); a member that cannot be
+//     raised does not count toward the quorum. T is handed out only if at
+//     least F/2+1 fencing members now carry it.
+//
+// When every member fences, both majorities follow from the quorum. With
+// mixed members a quorum may include too few fencing ones: the attempt then
+// fails rather than hand out a token that cannot be shown to rise.
+//
+// Why tokens rise strictly from holder to holder: let A get token T_A, and
+// B acquire after A's hold ended. A's write set (the fencing members
+// carrying T_A, written while A held them) and B's read set (the fencing
+// members that granted B the lock) each have at least F/2+1 of the F
+// fencing members, so they share a member m. A held m from its grant to its
+// write, B holds m from its grant on, and a store never lets two owners
+// hold a key at once, so B's grant at m came after A's write: m's counter
+// was at least T_A, m gave B more, and T_B, the highest of B's tokens, is
+// more than T_A. On re-entry every member returns the hold's token, which
+// round two made T (or which was already at most T), so the token stays
+// the same; a re-entry that had to take some member afresh (its hold had
+// expired) gets a new, higher token, as the hold was partly lost.
+//
+// When the tokens of round one agree, round two has nothing to raise and is
+// skipped. Members that honour driver.Request.Floor (the Redis backend)
+// make them agree: round one gives each the same floor, the time in
+// microseconds plus a second (tokenFloor), and a member whose counter is
+// below it grants exactly the floor; a member whose counter is above it (a
+// faster clock, a missed acquisition) grants more, and round two raises
+// the others as above.
 package quorum

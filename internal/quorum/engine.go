@@ -1,7 +1,6 @@
 package quorum
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/distlock/distlock/driver"
@@ -29,7 +28,7 @@ func newEngine(kind Kind, s Settings, ts []target) engine {
 	e := engine{kind: kind, s: s, needed: kind.needed(len(ts)), gran: time.Millisecond, gate: gateOf(kind, ts), bg: newBackground()}
 	for _, t := range ts {
 		e.gran = max(e.gran, driver.Granularity(t.b))
-		if t.fencer {
+		if t.fencer != nil {
 			e.fencers++
 		}
 	}
@@ -41,29 +40,4 @@ func newEngine(kind Kind, s Settings, ts []target) engine {
 // every member holds the same lease.
 func (e *engine) roundUp(d time.Duration) time.Duration {
 	return (d + e.gran - 1) / e.gran * e.gran
-}
-
-// validLease checks an owner and a lease as every member would.
-func validLease(owner string, ttl time.Duration) error {
-	switch {
-	case owner == "":
-		return fmt.Errorf("%w: empty owner", driver.ErrInvalid)
-	case ttl <= 0:
-		return fmt.Errorf("%w: non-positive lease %v", driver.ErrInvalid, ttl)
-	}
-	return nil
-}
-
-// unsupported fails when a target lacks c, naming the ones that do.
-func unsupported(ts []target, c capability) error {
-	var lacking []string
-	for _, t := range ts {
-		if !has(t.b, c) {
-			lacking = append(lacking, t.label)
-		}
-	}
-	if len(lacking) == 0 {
-		return nil
-	}
-	return fmt.Errorf("%w: %v lack %s", errUnsupported, lacking, capabilityNames[c])
 }

@@ -8,8 +8,6 @@ import (
 	"github.com/distlock/distlock/driver"
 )
 
-var errUnsupported = errors.ErrUnsupported
-
 // errSkipped is what a fanout call returns for a member it was not meant to
 // call: it says nothing about the member's round trip.
 var errSkipped = errors.New("not called")
@@ -49,9 +47,9 @@ func firstInvalid(ts []target, errs []error) error {
 // many members answered that the owner does not hold the lock that need of
 // them cannot; otherwise an unknown-state error that is none of the
 // sentinels.
-func verdict(kind Kind, op, name string, need int, ts []target, errs []error) error {
+func verdict(kind Kind, op string, need int, ts []target, errs []error) error {
 	if err := firstInvalid(ts, errs); err != nil {
-		return fmt.Errorf("%s %s %q: %w", kind.name, op, name, err)
+		return fmt.Errorf("%s: %w", kind.name, err)
 	}
 	done, notHeld := 0, 0
 	for _, err := range errs {
@@ -66,10 +64,10 @@ func verdict(kind Kind, op, name string, need int, ts []target, errs []error) er
 	case done >= need:
 		return nil
 	case notHeld > len(errs)-need:
-		return fmt.Errorf("%s %s %q: %w: %d of %d members do not hold it, so fewer than the %d needed can (%s)",
-			kind.name, op, name, driver.ErrNotHeld, notHeld, len(errs), need, memberErrors(ts, errs))
+		return fmt.Errorf("%s: %w: %d of %d members do not hold it, so fewer than the %d needed can (%s)",
+			kind.name, driver.ErrNotHeld, notHeld, len(errs), need, memberErrors(ts, errs))
 	default:
-		return fmt.Errorf("%s %s %q: outcome unknown: %d of %d members did it, %d needed (%s)",
-			kind.name, op, name, done, len(errs), need, memberErrors(ts, errs))
+		return fmt.Errorf("%s: %s outcome unknown: %d of %d members did it, %d needed (%s)",
+			kind.name, op, done, len(errs), need, memberErrors(ts, errs))
 	}
 }

@@ -14,15 +14,12 @@ import (
 // token is the highest among them (the combined token, as every member
 // that took part in the acquisition carries at most it). When not held, the
 // token is the highest any fencing member reports.
-func (e *engine) inspect(ctx context.Context, name string, ts []target) (driver.State, error) {
-	if err := unsupported(ts, capInspect); err != nil {
-		return driver.State{}, fmt.Errorf("%s inspect %q: %w", e.kind.name, name, err)
-	}
+func (e *engine) inspect(ctx context.Context, ts []target) (driver.State, error) {
 	states, errs := fanout(ctx, ts, e.s.plain, func(ctx context.Context, i int) (driver.State, error) {
-		return ts[i].b.(driver.Inspector).Inspect(ctx, ts[i].key)
+		return ts[i].inspector.Inspect(ctx, ts[i].key)
 	}, nil)
 	if err := firstInvalid(ts, errs); err != nil {
-		return driver.State{}, fmt.Errorf("%s inspect %q: %w", e.kind.name, name, err)
+		return driver.State{}, fmt.Errorf("%s: %w", e.kind.name, err)
 	}
 	byOwner := make(map[string][]int)
 	failed := 0
@@ -42,8 +39,8 @@ func (e *engine) inspect(ctx context.Context, name string, ts []target) (driver.
 		return e.heldState(ts, states, best, held), nil
 	}
 	if len(byOwner[best])+failed >= e.needed {
-		return driver.State{}, fmt.Errorf("%s inspect %q: state unknown: %d members did not answer (%s)",
-			e.kind.name, name, failed, memberErrors(ts, errs))
+		return driver.State{}, fmt.Errorf("%s: state unknown: %d members did not answer (%s)",
+			e.kind.name, failed, memberErrors(ts, errs))
 	}
 	var st driver.State
 	for i, s := range states {
@@ -77,15 +74,12 @@ func (e *engine) heldState(ts []target, states []driver.State, owner string, hel
 // forceUnlock deletes the lock on every target at once, whoever holds it.
 // It reports whether the needed members held it, and fails when so many
 // members did not answer that the lock may still be held.
-func (e *engine) forceUnlock(ctx context.Context, name string, ts []target) (bool, error) {
-	if err := unsupported(ts, capForceUnlock); err != nil {
-		return false, fmt.Errorf("%s forceunlock %q: %w", e.kind.name, name, err)
-	}
+func (e *engine) forceUnlock(ctx context.Context, ts []target) (bool, error) {
 	held, errs := fanout(ctx, ts, e.s.plain, func(ctx context.Context, i int) (bool, error) {
-		return ts[i].b.(driver.ForceUnlocker).ForceUnlock(ctx, ts[i].key)
+		return ts[i].forcer.ForceUnlock(ctx, ts[i].key)
 	}, nil)
 	if err := firstInvalid(ts, errs); err != nil {
-		return false, fmt.Errorf("%s forceunlock %q: %w", e.kind.name, name, err)
+		return false, fmt.Errorf("%s: %w", e.kind.name, err)
 	}
 	nHeld, failed := 0, 0
 	for i := range ts {
@@ -97,8 +91,8 @@ func (e *engine) forceUnlock(ctx context.Context, name string, ts []target) (boo
 		}
 	}
 	if failed >= e.needed {
-		return nHeld >= e.needed, fmt.Errorf("%s forceunlock %q: %d members did not answer and may still hold it (%s)",
-			e.kind.name, name, failed, memberErrors(ts, errs))
+		return nHeld >= e.needed, fmt.Errorf("%s: %d members did not answer and may still hold it (%s)",
+			e.kind.name, failed, memberErrors(ts, errs))
 	}
 	return nHeld >= e.needed, nil
 }
@@ -106,5 +100,5 @@ func (e *engine) forceUnlock(ctx context.Context, name string, ts []target) (boo
 // tokenSource reports whether target i's tokens make up the combined token:
 // the fencing members', or the only member's.
 func tokenSource(ts []target, i int) bool {
-	return ts[i].fencer || len(ts) == 1
+	return ts[i].fencer != nil || len(ts) == 1
 }

@@ -1,7 +1,7 @@
 package quorum
 
 // Kind is a combinator's rule: its name in errors, how many of n members
-// it needs, and whether its restart guard is on by default.
+// it needs, and whether it has a restart guard.
 type Kind struct {
 	name    string
 	needed  func(n int) int
@@ -9,8 +9,8 @@ type Kind struct {
 }
 
 // All needs every member: a MultiLock. A restarted member cannot let a
-// second owner in, since the first still holds the others, so the restart
-// guard is off by default.
+// second owner in, since the first still holds the others, so it has no
+// restart guard.
 var All = Kind{name: "multilock", needed: func(n int) int { return n }}
 
 // Majority needs n/2+1 members: a RedLock. Two majorities always share a

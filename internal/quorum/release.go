@@ -3,17 +3,13 @@ package quorum
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/distlock/distlock/driver"
 )
 
 // unlock drops one of owner's holds on every target at once.
-func (e *engine) unlock(ctx context.Context, name string, ts []target, owner string) error {
-	if owner == "" {
-		return fmt.Errorf("%s unlock %q: %w: empty owner", e.kind.name, name, driver.ErrInvalid)
-	}
+func (e *engine) unlock(ctx context.Context, ts []target, owner string) error {
 	_, errs := fanout(ctx, ts, e.s.plain, func(ctx context.Context, i int) (struct{}, error) {
 		return struct{}{}, ts[i].b.Unlock(ctx, ts[i].key, owner)
 	}, nil)
@@ -28,14 +24,11 @@ func (e *engine) unlock(ctx context.Context, name string, ts []target, owner str
 			e.bg.release(ts[i], owner, until, e.s.plain)
 		}
 	}
-	return verdict(e.kind, "unlock", name, e.needed, ts, errs)
+	return verdict(e.kind, "unlock", e.needed, ts, errs)
 }
 
 // expire renews owner's lease on every target at once.
-func (e *engine) expire(ctx context.Context, name string, ts []target, owner string, ttl time.Duration) error {
-	if err := validLease(owner, ttl); err != nil {
-		return fmt.Errorf("%s renew %q: %w", e.kind.name, name, err)
-	}
+func (e *engine) expire(ctx context.Context, ts []target, owner string, ttl time.Duration) error {
 	ttl = e.roundUp(ttl)
 	e.bg.leased(ttl)
 	// A member whose release runs does not count toward the renewal: its
@@ -47,5 +40,5 @@ func (e *engine) expire(ctx context.Context, name string, ts []target, owner str
 		}
 		return struct{}{}, ts[i].b.Expire(ctx, ts[i].key, owner, ttl)
 	}, nil)
-	return verdict(e.kind, "renew", name, e.needed, ts, errs)
+	return verdict(e.kind, "renew", e.needed, ts, errs)
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-
-	"github.com/distlock/distlock/driver"
 )
 
 // token returns the combined fencing token: the highest token the fencing
@@ -24,7 +22,7 @@ func (a *attempt) token() uint64 {
 	var token uint64
 	readers := 0
 	for i, r := range a.rs {
-		if r.state == acquired && a.ts[i].fencer {
+		if r.state == acquired && a.ts[i].fencer != nil {
 			token = max(token, r.g.Token)
 			readers++
 		}
@@ -46,11 +44,11 @@ func (a *attempt) secondRound(ctx context.Context, twoPhase bool, token uint64) 
 	work := false
 	for i := range a.rs {
 		r, t := &a.rs[i], a.ts[i]
-		if r.state == acquired && t.fencer && (r.g.Token == token || token == 0) {
+		if r.state == acquired && t.fencer != nil && (r.g.Token == token || token == 0) {
 			r.fenced = true // nothing to raise
 		}
 		switch {
-		case r.state == acquired && (twoPhase || t.fencer && !r.fenced),
+		case r.state == acquired && (twoPhase || t.fencer != nil && !r.fenced),
 			r.state == unknown && !reentry:
 			work = true
 		}
@@ -67,7 +65,7 @@ func (a *attempt) secondRound(ctx context.Context, twoPhase bool, token uint64) 
 		r, t := &before[i], a.ts[i]
 		switch r.state {
 		case acquired:
-			if !twoPhase && (!t.fencer || r.fenced) {
+			if !twoPhase && (t.fencer == nil || r.fenced) {
 				return false, errSkipped
 			}
 			if twoPhase {
@@ -75,8 +73,8 @@ func (a *attempt) secondRound(ctx context.Context, twoPhase bool, token uint64) 
 					return false, err
 				}
 			}
-			if t.fencer && !r.fenced {
-				err := t.b.(driver.Fencer).Fence(ctx, t.key, a.owner, token)
+			if t.fencer != nil && !r.fenced {
+				err := t.fencer.Fence(ctx, t.key, a.owner, token)
 				return err == nil, err
 			}
 			return false, nil

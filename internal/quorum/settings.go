@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/distlock/distlock/driver"
-	"github.com/distlock/distlock/locker"
 )
 
 // Defaults.
@@ -39,37 +38,29 @@ const (
 	// lease, however slow the member has been.
 	MaxCallTimeout = 4 * DefaultCallTimeout
 	// DefaultRestartGuard is the default restart guard of a majority lock:
-	// the Mutex's default watchdog lease, the longest lease most programs
-	// take.
-	DefaultRestartGuard = locker.DefaultWatchdogLease
+	// the Mutex's default watchdog lease (locker.DefaultWatchdogLease,
+	// which this package cannot import, as locker imports it), the
+	// longest lease most programs take.
+	DefaultRestartGuard = 30 * time.Second
 	// minCallTimeout is the least time a member call gets even when the
 	// caller's wait budget has run out, so that a last attempt can still
 	// be made.
 	minCallTimeout = time.Millisecond
 )
 
-// Clock tells the engine the time. Elapsed time is measured with it, so it
-// should be monotonic (time.Now is).
-type Clock interface {
-	Now() time.Time
-}
-
-type systemClock struct{}
-
-func (systemClock) Now() time.Time { return time.Now() }
-
 // Settings are a combinator's tunables. The zero value is not valid: start
 // from DefaultSettings.
 type Settings struct {
 	memberTimeout time.Duration // 0: automatic
 	driftFactor   float64
+	guarded       bool          // the kind has a restart guard
 	restartGuard  time.Duration // 0: off
-	clock         Clock
+	clock         driver.Clock  // nil: the system's
 }
 
 // DefaultSettings returns the defaults of kind.
 func DefaultSettings(kind Kind) Settings {
-	s := Settings{driftFactor: DefaultDriftFactor, clock: systemClock{}}
+	s := Settings{driftFactor: DefaultDriftFactor, guarded: kind.guarded}
 	if kind.guarded {
 		s.restartGuard = DefaultRestartGuard
 	}
@@ -99,8 +90,11 @@ func (s *Settings) SetDriftFactor(f float64) error {
 // SetRestartGuard sets the restart guard: members whose store restarted
 // less than d ago (or less than the attempt's lease, if longer) do not
 // count toward the quorum. Zero turns the guard off. It fails with
-// ErrInvalid when d is negative.
+// ErrInvalid when d is negative, and for a kind without a restart guard.
 func (s *Settings) SetRestartGuard(d time.Duration) error {
+	if !s.guarded {
+		return driver.Invalid("a MultiLock has no restart guard: a member that restarted cannot let a second owner in while the first holds every other member")
+	}
 	if d < 0 {
 		return fmt.Errorf("%w: negative restart guard %v", driver.ErrInvalid, d)
 	}
@@ -108,9 +102,9 @@ func (s *Settings) SetRestartGuard(d time.Duration) error {
 	return nil
 }
 
-// SetClock sets the clock elapsed time is measured with. It fails with
-// ErrInvalid when c is nil.
-func (s *Settings) SetClock(c Clock) error {
+// SetClock sets the clock elapsed time is measured with; only its Now is
+// used. It fails with ErrInvalid when c is nil.
+func (s *Settings) SetClock(c driver.Clock) error {
 	if c == nil {
 		return fmt.Errorf("%w: nil clock", driver.ErrInvalid)
 	}
@@ -148,6 +142,15 @@ func (s *Settings) plainTimeout(r *rtt) time.Duration {
 		return min(MaxCallTimeout, max(DefaultCallTimeout, RTTFactor*rt+MinMemberTimeout))
 	}
 	return DefaultCallTimeout
+}
+
+// now reads the clock. The system clock is monotonic, as elapsed times
+// need.
+func (s *Settings) now() time.Time {
+	if s.clock == nil {
+		return time.Now()
+	}
+	return s.clock.Now()
 }
 
 // drift is the clock drift allowed on a lease of ttl.

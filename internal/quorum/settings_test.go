@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/driver"
 )
 
 func TestMemberTimeoutDefaults(t *testing.T) {
@@ -44,7 +44,7 @@ func TestRTTObserve(t *testing.T) {
 	d, ok := r.estimate()
 	assert.True(t, ok)
 	assert.Equal(t, 80*time.Millisecond, d, "the first sample")
-	r.observe(bg, bg, 160*time.Millisecond, time.Second, fmt.Errorf("x: %w", locker.ErrNotHeld))
+	r.observe(bg, bg, 160*time.Millisecond, time.Second, fmt.Errorf("x: %w", driver.ErrNotHeld))
 	d, _ = r.estimate()
 	assert.Equal(t, 90*time.Millisecond, d, "an eighth of the way to the new sample")
 	r.observe(bg, bg, time.Millisecond, time.Second, errors.New("connection refused"))

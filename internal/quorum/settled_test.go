@@ -10,7 +10,6 @@ import (
 
 	"github.com/distlock/distlock/backends/memlocker"
 	"github.com/distlock/distlock/driver"
-	"github.com/distlock/distlock/locker"
 )
 
 // TestNextAttemptSettlesTheBackgroundRelease: the release a failed attempt
@@ -28,7 +27,7 @@ func TestNextAttemptSettlesTheBackgroundRelease(t *testing.T) {
 	defer cancel()
 	// Two fast members grant, the slow one does not answer in time: a
 	// quorum of two of three, so make one fast member refuse.
-	other := locker.NewOwner()
+	other := "other"
 	_, err = members[0].TryLock(context.Background(), driver.Request{Key: "k", Owner: other, TTL: time.Minute})
 	require.NoError(t, err)
 	_, err = b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
@@ -43,7 +42,7 @@ func TestNextAttemptSettlesTheBackgroundRelease(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 	slow.SetLatency(0)
-	b.bg.wg.Wait()
+	core(b).bg.wg.Wait()
 	for i, m := range members {
 		st, err := m.(driver.Inspector).Inspect(context.Background(), "k")
 		require.NoError(t, err)

@@ -1,78 +1,74 @@
 package quorum
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 
 	"github.com/distlock/distlock/driver"
 )
 
-// Endpointer is driver.Endpointer: the combinators use it to refuse two
-// clients of the same server as members.
-type Endpointer = driver.Endpointer
-
-// target is one member call's destination: a key on a backend.
+// target is one member call's destination: a key on a backend, with the
+// backend's optional capabilities, found by type assertion once, when the
+// combinator is made. A nil capability is one the member lacks.
 type target struct {
 	b     driver.Backend
 	key   string
 	label string // names the member in errors
-	// fencer reports whether b is a driver.Fencer (found once, when the
-	// combinator is made).
-	fencer bool
+
+	notifier  driver.Notifier
+	inspector driver.Inspector
+	forcer    driver.ForceUnlocker
+	// fencer raises the member's tokens: the member itself when it is a
+	// driver.Fencer, or a nested combinator's own fence when some of its
+	// members can fence.
+	fencer driver.Fencer
+
 	// rtt is the member's observed round trip, shared by every target of
 	// the same member.
 	rtt *rtt
 }
 
-// nested is implemented by the combinators built on this package, through
-// their embedded *Backend: it lets the engine see their members.
-type nested interface {
-	quorumBackend() *Backend
-}
-
-// capability is an optional member capability.
-type capability int
-
-const (
-	capWatch capability = iota
-	capInspect
-	capForceUnlock
-	capFence
-)
-
-var capabilityNames = [...]string{
-	capWatch:       "release notification (driver.Notifier)",
-	capInspect:     "inspection (driver.Inspector)",
-	capForceUnlock: "force unlock (driver.ForceUnlocker)",
-	capFence:       "fencing (driver.Fencer)",
-}
-
-// has reports whether b offers c. A combinator built on this package has
-// every method, so its members decide.
-func has(b driver.Backend, c capability) bool {
+// newTarget returns the target of key on b, labelled label.
+func newTarget(b driver.Backend, key, label string) target {
+	t := target{b: b, key: key, label: label, rtt: new(rtt)}
+	t.notifier, _ = b.(driver.Notifier)
+	t.inspector, _ = b.(driver.Inspector)
+	t.forcer, _ = b.(driver.ForceUnlocker)
 	if n, ok := b.(nested); ok {
-		return n.quorumBackend().has(c)
+		if c := n.self(); c.fencers > 0 {
+			t.fencer = nestedFencer{c}
+		}
+	} else {
+		t.fencer, _ = b.(driver.Fencer)
 	}
-	var ok bool
-	switch c {
-	case capWatch:
-		_, ok = b.(driver.Notifier)
-	case capInspect:
-		_, ok = b.(driver.Inspector)
-	case capForceUnlock:
-		_, ok = b.(driver.ForceUnlocker)
-	case capFence:
-		_, ok = b.(driver.Fencer)
-	}
-	return ok
+	return t
 }
 
-// describe names b for errors: its endpoint, or its type.
+// nested is implemented by every value this package returns, through the
+// embedded *combinator: the engine sees its own kind among the members, to
+// reach a nested combinator's members and its fencing, which it does not
+// offer as a driver capability.
+type nested interface {
+	self() *combinator
+}
+
+// nestedFencer fences a nested combinator that has fencing members.
+type nestedFencer struct{ c *combinator }
+
+// Fence raises owner's hold on key on the nested combinator's fencing
+// members (see combinator.fenceKey).
+func (f nestedFencer) Fence(ctx context.Context, key, owner string, token uint64) error {
+	return f.c.fenceKey(ctx, key, owner, token)
+}
+
+// describe names b for errors: a nested combinator's String, else b's
+// endpoint, or its type.
 func describe(b driver.Backend) string {
 	if n, ok := b.(nested); ok {
-		return n.quorumBackend().String()
+		return n.self().String()
 	}
-	if e, ok := b.(Endpointer); ok && e.Endpoint() != "" {
+	if e, ok := b.(driver.Endpointer); ok && e.Endpoint() != "" {
 		return e.Endpoint()
 	}
 	return fmt.Sprintf("%T", b)
@@ -83,8 +79,8 @@ func describe(b driver.Backend) string {
 func identities(b driver.Backend) []any {
 	if n, ok := b.(nested); ok {
 		var ids []any
-		for _, m := range n.quorumBackend().members {
-			ids = append(ids, identities(m)...)
+		for _, t := range n.self().template {
+			ids = append(ids, identities(t.b)...)
 		}
 		return ids
 	}
@@ -92,7 +88,7 @@ func identities(b driver.Backend) []any {
 	if hashable(b) {
 		ids = append(ids, b)
 	}
-	if e, ok := b.(Endpointer); ok && e.Endpoint() != "" {
+	if e, ok := b.(driver.Endpointer); ok && e.Endpoint() != "" {
 		ids = append(ids, endpointID(e.Endpoint()))
 	}
 	return ids

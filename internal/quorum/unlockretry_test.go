@@ -28,7 +28,7 @@ func TestUnlockReleasesAFailedMemberLater(t *testing.T) {
 
 	members[2].FailNext(1, nil) // the Unlock never reaches it
 	require.NoError(t, b.Unlock(ctx, "k", "o"), "two of three members released it")
-	b.bg.wg.Wait()
+	core(b).bg.wg.Wait()
 	for i, m := range members {
 		st, err := m.Inspect(ctx, "k")
 		require.NoError(t, err)

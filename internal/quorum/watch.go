@@ -3,8 +3,6 @@ package quorum
 import (
 	"context"
 	"fmt"
-
-	"github.com/distlock/distlock/driver"
 )
 
 // watch watches every target that can notify, at once, and calls fn on any
@@ -16,22 +14,17 @@ import (
 // see (a lease that ran out on an unwatched member, or a holder that held
 // no watched member) waits for the waiter's safety-net re-check (see
 // locker's waiting rules). stop stops every member's watch, and fn is not
-// called after it returns.
-func (e *engine) watch(ctx context.Context, name string, ts []target, fn func()) (func(), error) {
-	if fn == nil {
-		return nil, fmt.Errorf("%s watch %q: %w: nil callback", e.kind.name, name, driver.ErrInvalid)
-	}
+// called after it returns. Only a combinator with a notifying member
+// watches (see capabilities.go).
+func (e *engine) watch(ctx context.Context, ts []target, fn func()) (func(), error) {
 	var watchable []target
 	for _, t := range ts {
-		if has(t.b, capWatch) {
+		if t.notifier != nil {
 			watchable = append(watchable, t)
 		}
 	}
-	if len(watchable) == 0 {
-		return nil, fmt.Errorf("%s watch %q: %w", e.kind.name, name, unsupported(ts, capWatch))
-	}
 	stops, errs := fanout(ctx, watchable, e.s.plain, func(ctx context.Context, i int) (func(), error) {
-		return watchable[i].b.(driver.Notifier).Watch(ctx, watchable[i].key, fn)
+		return watchable[i].notifier.Watch(ctx, watchable[i].key, fn)
 	}, func(_ int, stop func(), err error) {
 		if err == nil && stop != nil {
 			stop() // a watch that came too late: nobody else will stop it
@@ -55,7 +48,7 @@ func (e *engine) watch(ctx context.Context, name string, ts []target, fn func())
 		if err == nil {
 			err = fmt.Errorf("no member of %d could be watched (%s)", len(ts), memberErrors(watchable, errs))
 		}
-		return nil, fmt.Errorf("%s watch %q: %w", e.kind.name, name, err)
+		return nil, fmt.Errorf("%s: %w", e.kind.name, err)
 	}
 	return stopAll, nil
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/internal/tcpproxy"
-	"github.com/distlock/distlock/locker"
 )
 
 // Redis is a set of independent redis-server processes on 127.0.0.1,
@@ -59,7 +58,7 @@ func (r *Redis) Client(ctx context.Context, i int) (driver.Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := locker.Open(ctx, "redis://"+p.Addr())
+	b, err := driver.Open(ctx, "redis://"+p.Addr())
 	if err != nil {
 		_ = p.Close()
 		return nil, err
@@ -140,7 +139,7 @@ func (r *Redis) DirectClients(t testing.TB) []driver.Backend {
 	t.Helper()
 	bs := make([]driver.Backend, len(r.servers))
 	for i, s := range r.servers {
-		b, err := locker.Open(context.Background(), "redis://"+s.Addr())
+		b, err := driver.Open(context.Background(), "redis://"+s.Addr())
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = b.Close() })
 		bs[i] = b
