@@ -58,10 +58,12 @@ var cases = []testCase{
 	{"Inspection", testInspection},
 	{"ForceUnlock", testForceUnlock},
 	{"BatchRenewal", testBatchRenewal},
+	{"Unsupported", testUnsupported},
 	{"Partition", testPartition},
 	{"OddKeys", testOddKeys},
 	{"InvalidInput", testInvalidInput},
 	{"UseAfterClose", testUseAfterClose},
+	{"StoreClose", testStoreClose},
 	{"Unreachable", testUnreachable},
 }
 
