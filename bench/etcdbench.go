@@ -19,11 +19,12 @@ var etcdImpls = []implementation{
 	{"concurrency.Mutex, session per lock", func(a []string, k string) (handle, error) { return openEtcdMutex(a, k, true) }},
 }
 
-// distlockEtcdHandle is a locker.Mutex on etcdlocker with a fixed lease.
+// distlockEtcdHandle is a locker.Mutex from a Store over etcdlocker, with
+// a fixed lease.
 type distlockEtcdHandle struct {
-	cli *clientv3.Client
-	b   *etcdlocker.Backend
-	m   *locker.Mutex
+	cli   *clientv3.Client
+	store *locker.Store
+	m     *locker.Mutex
 }
 
 func openDistlockEtcd(addrs []string, key string) (handle, error) {
@@ -36,13 +37,14 @@ func openDistlockEtcd(addrs []string, key string) (handle, error) {
 		_ = cli.Close()
 		return nil, err
 	}
-	m, err := locker.New(b, key)
+	store := locker.NewStore(b)
+	m, err := store.Mutex(key)
 	if err != nil {
-		_ = b.Close()
+		_ = store.Close()
 		_ = cli.Close()
 		return nil, err
 	}
-	return &distlockEtcdHandle{cli: cli, b: b, m: m}, nil
+	return &distlockEtcdHandle{cli: cli, store: store, m: m}, nil
 }
 
 func (h *distlockEtcdHandle) acquire(ctx context.Context) (func(context.Context) error, error) {
@@ -59,7 +61,7 @@ func (h *distlockEtcdHandle) warm(ctx context.Context) error {
 }
 
 func (h *distlockEtcdHandle) close() {
-	_ = h.b.Close()
+	_ = h.store.Close()
 	_ = h.cli.Close()
 }
 

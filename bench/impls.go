@@ -15,6 +15,7 @@ import (
 	"github.com/redis/rueidis/rueidislock"
 
 	"github.com/distlock/distlock/backends/redislocker"
+	"github.com/distlock/distlock/combine"
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/redlock"
@@ -59,11 +60,11 @@ var redlockImpls = []implementation{
 // fixed one, the mode rueidislock always runs in.
 var watchdogImpl = implementation{"distlock watchdog", func(a []string, k string) (handle, error) { return openDistlock(a, k, true) }}
 
-// distlockHandle is a locker.Mutex on one Redis (redislocker) or a RedLock
-// of several.
+// distlockHandle is a locker.Mutex from a Store over one Redis
+// (redislocker) or a RedLock of several.
 type distlockHandle struct {
 	m       *locker.Mutex
-	backend driver.Backend
+	store   *locker.Store
 	clients []*redis.Client
 	opts    []locker.LockOption
 }
@@ -80,20 +81,21 @@ func openDistlock(addrs []string, key string, watchdog bool) (handle, error) {
 		h.clients = append(h.clients, c)
 		members = append(members, b)
 	}
-	h.backend = members[0]
+	d := members[0]
 	if len(members) > 1 {
 		// The servers have just started: the restart guard would keep
 		// every member out of the quorum for its first 30 s. redsync has
 		// no guard; the guard costs nothing per attempt.
-		rl, err := redlock.New(members, redlock.WithRestartGuard(0))
+		rl, err := redlock.New(members, combine.WithRestartGuard(0))
 		if err != nil {
 			return nil, err
 		}
-		h.backend = rl
+		d = rl
 	}
-	mopts := []locker.MutexOption{locker.WithWatchdogLease(benchLease)}
-	m, err := locker.New(h.backend, key, mopts...)
+	h.store = locker.NewStore(d)
+	m, err := h.store.Mutex(key, locker.WithWatchdogLease(benchLease))
 	if err != nil {
+		_ = h.store.Close()
 		return nil, err
 	}
 	h.m = m
@@ -112,7 +114,7 @@ func (h *distlockHandle) acquire(ctx context.Context) (func(context.Context) err
 }
 
 func (h *distlockHandle) warm(ctx context.Context) error { return pingAll(ctx, h.clients) }
-func (h *distlockHandle) close()                         { _ = h.backend.Close() }
+func (h *distlockHandle) close()                         { _ = h.store.Close() }
 
 // redsyncHandle is a redsync Mutex: one attempt per try, tries without
 // limit, its default retry delay (random, 50–250 ms).

@@ -63,7 +63,10 @@ func runScale(ctx context.Context, addr string, spec scaleSpec) (scaleResult, er
 	if err != nil {
 		return res, err
 	}
-	defer b.Close()
+	// One Store for every lock, as one program has: its watchdog renews
+	// them all in batches.
+	store := locker.NewStore(b)
+	defer store.Close()
 	admin := newRedisClient(addr)
 	defer admin.Close()
 	if err := client.Ping(ctx).Err(); err != nil {
@@ -75,7 +78,7 @@ func runScale(ctx context.Context, addr string, spec scaleSpec) (scaleResult, er
 	leases := make([]*locker.Lease, spec.locks)
 	start := time.Now()
 	err = parallel(spec.parallel, spec.locks, func(i int) error {
-		m, err := locker.New(b, "scale/"+strconv.Itoa(i), locker.WithWatchdogLease(spec.lease))
+		m, err := store.Mutex("scale/"+strconv.Itoa(i), locker.WithWatchdogLease(spec.lease))
 		if err != nil {
 			return err
 		}

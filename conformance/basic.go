@@ -37,7 +37,8 @@ func testAcquireRelease(ctx context.Context, t *testing.T, s *suite) {
 }
 
 func testContendedTryFails(ctx context.Context, t *testing.T, s *suite) {
-	b1, b2 := s.backend(ctx, t), s.backend(ctx, t)
+	b1 := s.backend(ctx, t)
+	b2, st2 := s.client(ctx, t)
 	key, o1, o2 := s.key(t, ""), locker.NewOwner(), locker.NewOwner()
 
 	_, err := b1.TryLock(ctx, driver.Request{Key: key, Owner: o1, TTL: s.long})
@@ -51,14 +52,15 @@ func testContendedTryFails(ctx context.Context, t *testing.T, s *suite) {
 		assert.Positive(t, g.Remaining, "remaining lease of the holder")
 		assert.LessOrEqual(t, g.Remaining, s.long+s.h.Granularity(), "remaining lease beyond the holder's lease")
 	}
-	m := s.mutex(t, b2, key)
+	m := s.mutex(t, st2, key)
 	_, err = m.TryLock(ctx)
 	assert.ErrorIs(t, err, driver.ErrNotAcquired, "Mutex.TryLock on a held lock")
 	require.NoError(t, b1.Unlock(ctx, key, o1))
 }
 
 func testUnlockNotHeld(ctx context.Context, t *testing.T, s *suite) {
-	b1, b2 := s.backend(ctx, t), s.backend(ctx, t)
+	b1, st1 := s.client(ctx, t)
+	b2 := s.backend(ctx, t)
 	key, o1, o2 := s.key(t, ""), locker.NewOwner(), locker.NewOwner()
 
 	assert.ErrorIs(t, b1.Unlock(ctx, key, o1), driver.ErrNotHeld, "unlocking a free key")
@@ -72,7 +74,7 @@ func testUnlockNotHeld(ctx context.Context, t *testing.T, s *suite) {
 	assert.ErrorIs(t, b1.Unlock(ctx, key, o1), driver.ErrNotHeld, "unlocking twice")
 	assert.False(t, isHeld(ctx, t, b2, key), "key must be free after the release")
 
-	m := s.mutex(t, b1, key)
+	m := s.mutex(t, st1, key)
 	lease, err := m.TryLock(ctx, locker.WithLease(s.long))
 	require.NoError(t, err)
 	require.NoError(t, lease.Unlock(ctx))
@@ -99,16 +101,20 @@ func testReentry(ctx context.Context, t *testing.T, s *suite) {
 		assert.Equal(t, left > 0, isHeld(ctx, t, b2, key), "held with %d holds left", left)
 	}
 
-	// Mutexes sharing an owner nest; Mutexes with their own owners do not.
+	// Mutexes of one Store sharing an owner nest; Mutexes with their own
+	// owners do not, on the same Store or another.
+	st, other := s.store(ctx, t), s.store(ctx, t)
 	shared := locker.NewOwner()
-	outer, err := s.mutex(t, b1, key, locker.WithOwner(shared)).TryLock(ctx, locker.WithLease(s.long))
+	outer, err := s.mutex(t, st, key, locker.WithOwner(shared)).TryLock(ctx, locker.WithLease(s.long))
 	require.NoError(t, err)
-	inner, err := s.mutex(t, b2, key, locker.WithOwner(shared)).TryLock(ctx, locker.WithLease(s.long))
+	inner, err := s.mutex(t, st, key, locker.WithOwner(shared)).TryLock(ctx, locker.WithLease(s.long))
 	require.NoError(t, err, "a Mutex with the holder's owner must re-enter")
 	assert.Equal(t, 2, inner.Holds())
 	assert.Equal(t, outer.Token(), inner.Token())
-	_, err = s.mutex(t, b2, key).TryLock(ctx)
+	_, err = s.mutex(t, st, key).TryLock(ctx)
 	assert.ErrorIs(t, err, driver.ErrNotAcquired, "a Mutex with its own owner must not re-enter")
+	_, err = s.mutex(t, other, key).TryLock(ctx)
+	assert.ErrorIs(t, err, driver.ErrNotAcquired, "a Mutex of another Store with its own owner must not re-enter")
 	require.NoError(t, inner.Unlock(ctx))
 	assert.True(t, isHeld(ctx, t, b2, key), "the outer hold must survive the inner unlock")
 	require.NoError(t, outer.Unlock(ctx))

@@ -11,8 +11,9 @@ import (
 
 // Benchmark measures one uncontended lock and unlock on be, in three
 // sub-benchmarks: at the backend (TryLock and Unlock), and through a Mutex
-// with a fixed lease and with the watchdog. Backend authors call it from a
-// benchmark of their own:
+// of a Store over be with a fixed lease and with the watchdog. The Store
+// owns be, as Stores own their drivers: be is closed when Benchmark
+// returns. Backend authors call it from a benchmark of their own:
 //
 //	func BenchmarkLockUnlock(b *testing.B) {
 //		conformance.Benchmark(b, newBackend(b))
@@ -20,6 +21,12 @@ import (
 func Benchmark(b *testing.B, be driver.Backend) {
 	ctx := context.Background()
 	key := "conformance-bench:" + locker.NewOwner()[:10]
+	st := locker.NewStore(be)
+	defer func() {
+		if err := st.Close(); err != nil {
+			b.Error(err)
+		}
+	}()
 	b.Run("TryLockUnlock", func(b *testing.B) {
 		owner := locker.NewOwner()
 		for b.Loop() {
@@ -40,7 +47,7 @@ func Benchmark(b *testing.B, be driver.Backend) {
 		{"MutexWatchdog", nil},
 	} {
 		b.Run(mode.name, func(b *testing.B) {
-			m, err := locker.New(be, key)
+			m, err := st.Mutex(key)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -33,7 +33,7 @@ const boundMargin = time.Second
 
 func testUnlockAfterExpiry(ctx context.Context, t *testing.T, s *suite) {
 	key := s.key(t, "")
-	m := s.mutex(t, s.backend(ctx, t), key)
+	m := s.mutex(t, s.store(ctx, t), key)
 	l, err := m.Lock(ctx, locker.WithLease(2*s.unit))
 	require.NoError(t, err)
 	select {
@@ -49,8 +49,8 @@ func testUnlockAfterExpiry(ctx context.Context, t *testing.T, s *suite) {
 
 func testStaleReentry(ctx context.Context, t *testing.T, s *suite) {
 	key := s.key(t, "")
-	b, other := s.backend(ctx, t), s.backend(ctx, t)
-	m := s.mutex(t, b, key)
+	st, other := s.store(ctx, t), s.backend(ctx, t)
+	m := s.mutex(t, st, key)
 	// A hold of the Mutex's owner that no Lease accounts for, as a lost
 	// Unlock or a failover to a replica that missed the release leaves.
 	stale, err := other.TryLock(ctx, driver.Request{Key: key, Owner: m.Owner(), TTL: s.long})
@@ -66,10 +66,11 @@ func testStaleReentry(ctx context.Context, t *testing.T, s *suite) {
 	require.NoError(t, l.Unlock(ctx))
 	assert.False(t, isHeld(ctx, t, other, key), "nothing of the stale hold is left after Unlock")
 
-	// Deliberate re-entry through a shared owner still nests.
+	// Deliberate re-entry through a shared owner still nests: the Store
+	// accounts for both Mutexes' holds.
 	owner := locker.NewOwner()
-	m1 := s.mutex(t, b, key, locker.WithOwner(owner))
-	m2 := s.mutex(t, other, key, locker.WithOwner(owner))
+	m1 := s.mutex(t, st, key, locker.WithOwner(owner))
+	m2 := s.mutex(t, st, key, locker.WithOwner(owner))
 	l1, err := m1.Lock(ctx, locker.WithLease(s.long))
 	require.NoError(t, err)
 	l2, err := m2.Lock(ctx, locker.WithLease(s.long))
@@ -94,11 +95,11 @@ func testDoneByDeadline(ctx context.Context, t *testing.T, s *suite) {
 		t.Skip("the harness can neither stall nor partition a client")
 	}
 	key := s.key(t, "")
-	b := s.backend(ctx, t)
+	b, st := s.client(ctx, t)
 	// Long enough that a renewal retried after a hung one (a tenth of the
 	// lease later) would land well past doneMargin.
 	lease := max(15*s.unit, 3*s.h.Granularity())
-	m := s.mutex(t, b, key, locker.WithWatchdogLease(lease))
+	m := s.mutex(t, st, key, locker.WithWatchdogLease(lease))
 	l, err := m.Lock(ctx)
 	require.NoError(t, err)
 	require.NoError(t, cut(b))
@@ -136,8 +137,8 @@ func testContextBound(ctx context.Context, t *testing.T, s *suite) {
 		t.Skip("the harness cannot stall a client")
 	}
 	key := s.key(t, "")
-	b := s.backend(ctx, t)
-	m := s.mutex(t, b, key)
+	b, store := s.client(ctx, t)
+	m := s.mutex(t, store, key)
 	held, err := m.Lock(ctx, locker.WithLease(s.long))
 	require.NoError(t, err)
 	require.NoError(t, st.Stall(b))
@@ -175,7 +176,7 @@ func testContextBound(ctx context.Context, t *testing.T, s *suite) {
 		assert.Less(t, elapsed, 300*time.Millisecond+boundMargin, "Watch must return by its context's deadline")
 	}
 	bounded("Unlock", func(ctx context.Context) error { return held.Unlock(ctx) })
-	fresh := s.mutex(t, b, key)
+	fresh := s.mutex(t, store, key)
 	bounded("TryLock", func(ctx context.Context) error { _, err := fresh.TryLock(ctx, locker.WithLease(s.long)); return err })
 	bounded("Lock", func(ctx context.Context) error { _, err := fresh.Lock(ctx, locker.WithLease(s.long)); return err })
 
@@ -202,7 +203,7 @@ func testWaiterAtExpiry(ctx context.Context, t *testing.T, s *suite) {
 	g, err := b.TryLock(ctx, driver.Request{Key: key, Owner: locker.NewOwner(), TTL: 3 * s.unit})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
-	waiter := s.mutex(t, s.backend(ctx, t), key)
+	waiter := s.mutex(t, s.store(ctx, t), key)
 	l, err := waiter.Lock(ctx, locker.WithLease(s.long))
 	require.NoError(t, err)
 	late := time.Since(start) - 3*s.unit
@@ -212,15 +213,15 @@ func testWaiterAtExpiry(ctx context.Context, t *testing.T, s *suite) {
 
 func testHolderLabel(ctx context.Context, t *testing.T, s *suite) {
 	key := s.key(t, "")
-	b := s.backend(ctx, t)
-	m := s.mutex(t, b, key, locker.WithLabel("conformance-holder"))
+	b, st := s.client(ctx, t)
 	if _, ok := b.(driver.Inspector); !ok {
-		t.Skip("the backend cannot inspect")
+		t.Skip("backend has no inspection (driver.Inspector)")
 	}
+	m := s.mutex(t, st, key, locker.WithLabel("conformance-holder"))
 	l, err := m.Lock(ctx, locker.WithLease(s.long))
 	require.NoError(t, err)
-	st, err := s.mutex(t, s.backend(ctx, t), key).Inspect(ctx)
+	state, err := s.mutex(t, s.store(ctx, t), key).Inspect(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, "conformance-holder", st.Label, "the store keeps the holder's label with the hold")
+	assert.Equal(t, "conformance-holder", state.Label, "the store keeps the holder's label with the hold")
 	require.NoError(t, l.Unlock(ctx))
 }

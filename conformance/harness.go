@@ -12,7 +12,8 @@ import (
 type Harness interface {
 	// NewBackend returns a new, independent client of the store: its own
 	// connections, seeing the same locks as every other client of the
-	// harness. The suite closes the clients it makes.
+	// harness. The suite calls it directly or makes a locker.Store of it,
+	// and closes it (a Store closes its driver).
 	NewBackend(ctx context.Context) (driver.Backend, error)
 
 	// Granularity is the store's lease granularity: leases are rounded up to

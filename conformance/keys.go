@@ -50,7 +50,7 @@ func testOddKeys(ctx context.Context, t *testing.T, s *suite) {
 }
 
 func testInvalidInput(ctx context.Context, t *testing.T, s *suite) {
-	b := s.backend(ctx, t)
+	b, st := s.client(ctx, t)
 	key, o := s.key(t, ""), locker.NewOwner()
 	cases := []struct {
 		name string
@@ -65,16 +65,16 @@ func testInvalidInput(ctx context.Context, t *testing.T, s *suite) {
 		}},
 		{"Expire zero lease", func() error { return b.Expire(ctx, key, o, 0) }},
 		{"Unlock empty key", func() error { return b.Unlock(ctx, "", o) }},
-		{"New empty name", func() error { _, err := locker.New(b, ""); return err }},
-		{"New nil backend", func() error { _, err := locker.New(nil, key); return err }},
-		{"WithOwner empty", func() error { _, err := locker.New(b, key, locker.WithOwner("")); return err }},
-		{"WithWatchdogLease zero", func() error { _, err := locker.New(b, key, locker.WithWatchdogLease(0)); return err }},
+		{"Store.Mutex empty name", func() error { _, err := st.Mutex(""); return err }},
+		{"NewStore nil driver", func() error { _, err := locker.NewStore(nil).Mutex(key); return err }},
+		{"WithOwner empty", func() error { _, err := st.Mutex(key, locker.WithOwner("")); return err }},
+		{"WithWatchdogLease zero", func() error { _, err := st.Mutex(key, locker.WithWatchdogLease(0)); return err }},
 		{"WithLease zero", func() error {
-			_, err := s.mutex(t, b, key).TryLock(ctx, locker.WithLease(0))
+			_, err := s.mutex(t, st, key).TryLock(ctx, locker.WithLease(0))
 			return err
 		}},
 		{"WithWait negative", func() error {
-			_, err := s.mutex(t, b, key).TryLock(ctx, locker.WithWait(-time.Second))
+			_, err := s.mutex(t, st, key).TryLock(ctx, locker.WithWait(-time.Second))
 			return err
 		}},
 	}
@@ -85,15 +85,16 @@ func testInvalidInput(ctx context.Context, t *testing.T, s *suite) {
 }
 
 func testUseAfterClose(ctx context.Context, t *testing.T, s *suite) {
-	b := s.backend(ctx, t)
+	b, st := s.client(ctx, t)
 	key, o := s.key(t, ""), locker.NewOwner()
 	require.NoError(t, b.Close())
 	_, err := b.TryLock(ctx, driver.Request{Key: key, Owner: o, TTL: s.long})
 	assert.ErrorIs(t, err, driver.ErrClosed, "TryLock after Close")
 	assert.ErrorIs(t, b.Unlock(ctx, key, o), driver.ErrClosed, "Unlock after Close")
 	assert.ErrorIs(t, b.Expire(ctx, key, o, s.long), driver.ErrClosed, "Expire after Close")
-	_, err = s.mutex(t, b, key).TryLock(ctx)
-	assert.ErrorIs(t, err, driver.ErrClosed, "Mutex.TryLock after Close")
+	// A Store over a closed driver passes the driver's answer on.
+	_, err = s.mutex(t, st, key).TryLock(ctx)
+	assert.ErrorIs(t, err, driver.ErrClosed, "Mutex.TryLock after the driver's Close")
 	assert.NotPanics(t, func() { _ = b.Close() }, "closing twice")
 	assert.False(t, isHeld(ctx, t, s.backend(ctx, t), key), "calls after Close must leave nothing behind")
 }

@@ -64,13 +64,13 @@ func testExpireOnlyByOwner(ctx context.Context, t *testing.T, s *suite) {
 }
 
 func testWatchdogRenews(ctx context.Context, t *testing.T, s *suite) {
-	b1, b2 := s.backend(ctx, t), s.backend(ctx, t)
+	st1, b2 := s.store(ctx, t), s.backend(ctx, t)
 	key := s.key(t, "")
 	// Renewals come every third of the lease: leave room for a loaded
 	// machine to be late by a few hundred milliseconds without a loss.
 	lease := max(3*s.unit, 1200*time.Millisecond)
 
-	m := s.mutex(t, b1, key, locker.WithWatchdogLease(lease))
+	m := s.mutex(t, st1, key, locker.WithWatchdogLease(lease))
 	l, err := m.Lock(ctx)
 	require.NoError(t, err)
 	time.Sleep(2 * lease)
@@ -91,10 +91,10 @@ func testWatchdogRenews(ctx context.Context, t *testing.T, s *suite) {
 }
 
 func testLostLeaseClosesDone(ctx context.Context, t *testing.T, s *suite) {
-	b1, b2 := s.backend(ctx, t), s.backend(ctx, t)
+	st1, b2 := s.store(ctx, t), s.backend(ctx, t)
 	key := s.key(t, "")
 
-	m := s.mutex(t, b1, key)
+	m := s.mutex(t, st1, key)
 	l, err := m.Lock(ctx, locker.WithLease(2*s.unit))
 	require.NoError(t, err)
 	select {

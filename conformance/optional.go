@@ -16,7 +16,8 @@ import (
 const notifyLimit = 5 * time.Second
 
 func testReleaseNotification(ctx context.Context, t *testing.T, s *suite) {
-	b1, b2 := s.backend(ctx, t), s.backend(ctx, t)
+	b1, st1 := s.client(ctx, t)
+	b2, st2 := s.client(ctx, t)
 	n, ok := b2.(driver.Notifier)
 	if !ok {
 		t.Skip("backend has no release notification (driver.Notifier); waiters poll")
@@ -63,7 +64,7 @@ func testReleaseNotification(ctx context.Context, t *testing.T, s *suite) {
 
 	// A Mutex waiting on a long lease wakes at the release, well before a
 	// poll bounded by that lease would.
-	holder, err := s.mutex(t, b1, key).Lock(ctx, locker.WithLease(s.long))
+	holder, err := s.mutex(t, st1, key).Lock(ctx, locker.WithLease(s.long))
 	require.NoError(t, err)
 	acquired := make(chan time.Time, 1)
 	waiterDone := make(chan struct{})
@@ -71,7 +72,7 @@ func testReleaseNotification(ctx context.Context, t *testing.T, s *suite) {
 	defer func() { <-waiterDone }()
 	go func() {
 		defer close(waiterDone)
-		l, err := s.mutex(t, b2, key).Lock(ctx, locker.WithLease(s.long))
+		l, err := s.mutex(t, st2, key).Lock(ctx, locker.WithLease(s.long))
 		if assert.NoError(t, err) {
 			acquired <- time.Now()
 			assert.NoError(t, l.Unlock(ctx))
@@ -100,7 +101,8 @@ func drain(c chan struct{}) {
 }
 
 func testInspection(ctx context.Context, t *testing.T, s *suite) {
-	b1, b2 := s.backend(ctx, t), s.backend(ctx, t)
+	b1 := s.backend(ctx, t)
+	b2, st2 := s.client(ctx, t)
 	in, ok := b2.(driver.Inspector)
 	if !ok {
 		t.Skip("backend has no inspection (driver.Inspector)")
@@ -126,14 +128,14 @@ func testInspection(ctx context.Context, t *testing.T, s *suite) {
 	assert.Positive(t, st.Remaining)
 	assert.LessOrEqual(t, st.Remaining, s.long+s.h.Granularity())
 
-	m := s.mutex(t, b2, key, locker.WithOwner(o1))
+	m := s.mutex(t, st2, key, locker.WithOwner(o1))
 	locked, err := m.IsLocked(ctx)
 	require.NoError(t, err)
 	assert.True(t, locked, "Mutex.IsLocked")
 	holds, err := m.HoldCount(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 2, holds, "Mutex.HoldCount for the holder")
-	holds, err = s.mutex(t, b2, key).HoldCount(ctx)
+	holds, err = s.mutex(t, st2, key).HoldCount(ctx)
 	require.NoError(t, err)
 	assert.Zero(t, holds, "Mutex.HoldCount for another owner")
 
@@ -147,7 +149,7 @@ func testInspection(ctx context.Context, t *testing.T, s *suite) {
 }
 
 func testForceUnlock(ctx context.Context, t *testing.T, s *suite) {
-	b1, b2 := s.backend(ctx, t), s.backend(ctx, t)
+	st1, b2 := s.store(ctx, t), s.backend(ctx, t)
 	f, ok := b2.(driver.ForceUnlocker)
 	if !ok {
 		t.Skip("backend has no force unlock (driver.ForceUnlocker)")
@@ -159,7 +161,7 @@ func testForceUnlock(ctx context.Context, t *testing.T, s *suite) {
 	assert.False(t, held, "force unlock of a free key")
 
 	lease := 3 * s.unit
-	l, err := s.mutex(t, b1, key, locker.WithWatchdogLease(lease)).Lock(ctx)
+	l, err := s.mutex(t, st1, key, locker.WithWatchdogLease(lease)).Lock(ctx)
 	require.NoError(t, err)
 	held, err = f.ForceUnlock(ctx, key)
 	require.NoError(t, err)
@@ -212,11 +214,12 @@ func testPartition(ctx context.Context, t *testing.T, s *suite) {
 	if !ok {
 		t.Skip("harness cannot partition a client (conformance.Partitioner)")
 	}
-	b1, b2 := s.backend(ctx, t), s.backend(ctx, t)
+	b1, st1 := s.client(ctx, t)
+	b2 := s.backend(ctx, t)
 	key := s.key(t, "")
 	lease := 3 * s.unit
 
-	l, err := s.mutex(t, b1, key, locker.WithWatchdogLease(lease)).Lock(ctx)
+	l, err := s.mutex(t, st1, key, locker.WithWatchdogLease(lease)).Lock(ctx)
 	require.NoError(t, err)
 	require.NoError(t, p.Partition(b1))
 	healed := false

@@ -59,8 +59,8 @@ func testQueueOrder(ctx context.Context, t *testing.T, s *suite) {
 	ga := acquire(ctx, t, qa, key, a, s.long)
 	g, err := qb.TryLock(ctx, driver.Request{Key: key, Owner: b, TTL: s.long, Patience: s.long})
 	require.NoError(t, err)
-	require.False(t, g.Acquired, "B's TryLockQueued while A holds the key")
-	assert.Positive(t, g.Remaining, "a refused TryLockQueued reports the holder's remaining lease")
+	require.False(t, g.Acquired, "B's TryLock with patience while A holds the key")
+	assert.Positive(t, g.Remaining, "a refused TryLock with patience reports the holder's remaining lease")
 	assert.LessOrEqual(t, g.Remaining, s.long+gran)
 	queueUp(ctx, t, qc, key, c, s.long, s.long)
 	queueUp(ctx, t, qb, key, b, s.long, s.long) // B keeps its place ahead of C
@@ -74,7 +74,7 @@ func testQueueOrder(ctx context.Context, t *testing.T, s *suite) {
 	refused(ctx, t, qc, key, c, "C's TryLock must not take B's reservation")
 	g, err = qc.TryLock(ctx, driver.Request{Key: key, Owner: c, TTL: s.long, Patience: s.long})
 	require.NoError(t, err)
-	assert.False(t, g.Acquired, "C's TryLockQueued must not take B's reservation")
+	assert.False(t, g.Acquired, "C's TryLock with patience must not take B's reservation")
 	refused(ctx, t, qa, key, a, "a newcomer must not overtake the queue")
 
 	gb, err := qb.TryLock(ctx, driver.Request{Key: key, Owner: b, TTL: s.long})
@@ -102,7 +102,7 @@ func testQueueOrder(ctx context.Context, t *testing.T, s *suite) {
 
 	gc, err := qc.TryLock(ctx, driver.Request{Key: key, Owner: c, TTL: s.long, Patience: s.long})
 	require.NoError(t, err)
-	require.True(t, gc.Acquired, "C's TryLockQueued must take its reservation")
+	require.True(t, gc.Acquired, "C's TryLock with patience must take its reservation")
 	assert.Equal(t, 1, gc.Holds)
 	assert.Greater(t, gc.Token, gb.Token, "C's token must exceed B's")
 	require.NoError(t, qc.Unlock(ctx, key, c))
@@ -387,7 +387,7 @@ func testQueueInvalidInput(ctx context.Context, t *testing.T, s *suite) {
 	}
 	// None of them queued B: A's release frees the key.
 	require.NoError(t, qa.Unlock(ctx, key, a))
-	w.expect(t, "", "A's release after refused TryLockQueued calls")
+	w.expect(t, "", "A's release after refused TryLock calls with patience")
 	isFree(ctx, t, qw, key, "bad input must not have put B in line")
 	g := acquire(ctx, t, qw, key, "C-"+locker.NewOwner(), s.long)
 	assert.Equal(t, 1, g.Holds)

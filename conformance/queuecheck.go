@@ -62,8 +62,8 @@ func acquire(ctx context.Context, t *testing.T, b driver.Backend, key, owner str
 func queueUp(ctx context.Context, t *testing.T, q driver.Backend, key, owner string, ttl, patience time.Duration) {
 	t.Helper()
 	g, err := q.TryLock(ctx, driver.Request{Key: key, Owner: owner, TTL: ttl, Patience: patience})
-	require.NoError(t, err, "TryLockQueued")
-	require.False(t, g.Acquired, "TryLockQueued on a key held by another owner")
+	require.NoError(t, err, "TryLock with patience")
+	require.False(t, g.Acquired, "TryLock with patience on a key held by another owner")
 	assert.Zero(t, g.Holds)
 	assert.Zero(t, g.Token)
 }

@@ -58,10 +58,12 @@ var cases = []testCase{
 	{"Inspection", testInspection},
 	{"ForceUnlock", testForceUnlock},
 	{"BatchRenewal", testBatchRenewal},
+	{"Unsupported", testUnsupported},
 	{"Partition", testPartition},
 	{"OddKeys", testOddKeys},
 	{"InvalidInput", testInvalidInput},
 	{"UseAfterClose", testUseAfterClose},
+	{"StoreClose", testStoreClose},
 	{"Unreachable", testUnreachable},
 }
 
@@ -108,6 +110,24 @@ func (s *suite) backend(ctx context.Context, t *testing.T) driver.Backend {
 	return b
 }
 
+// client returns a new client and the Store a program would make of it,
+// for subtests that call the driver beside the Store's Mutexes. The Store
+// is closed when the subtest ends, and closes the client.
+func (s *suite) client(ctx context.Context, t *testing.T) (driver.Backend, *locker.Store) {
+	t.Helper()
+	b := s.backend(ctx, t)
+	st := locker.NewStore(b)
+	t.Cleanup(func() { _ = st.Close() })
+	return b, st
+}
+
+// store returns a Store over a new client, closed when the subtest ends.
+func (s *suite) store(ctx context.Context, t *testing.T) *locker.Store {
+	t.Helper()
+	_, st := s.client(ctx, t)
+	return st
+}
+
 // key returns a key of the subtest's own.
 func (s *suite) key(t *testing.T, suffix string) string {
 	name := t.Name()
@@ -117,10 +137,10 @@ func (s *suite) key(t *testing.T, suffix string) string {
 	return s.prefix + name + suffix
 }
 
-// mutex returns a Mutex on key over b.
-func (s *suite) mutex(t *testing.T, b driver.Backend, key string, opts ...locker.MutexOption) *locker.Mutex {
+// mutex returns a Mutex on key from st.
+func (s *suite) mutex(t *testing.T, st *locker.Store, key string, opts ...locker.MutexOption) *locker.Mutex {
 	t.Helper()
-	m, err := locker.New(b, key, opts...)
+	m, err := st.Mutex(key, opts...)
 	require.NoError(t, err)
 	return m
 }

@@ -48,7 +48,7 @@ func testMutualExclusion(ctx context.Context, t *testing.T, s *suite) {
 	var acquired atomic.Int32
 	var wg sync.WaitGroup
 	for range workers {
-		m := s.mutex(t, s.backend(ctx, t), key)
+		m := s.mutex(t, s.store(ctx, t), key)
 		wg.Go(func() {
 			for range rounds {
 				l, err := m.Lock(ctx, locker.WithLease(s.long))
@@ -69,8 +69,8 @@ func testMutualExclusion(ctx context.Context, t *testing.T, s *suite) {
 
 func testWaitThenAcquire(ctx context.Context, t *testing.T, s *suite) {
 	key := s.key(t, "")
-	holder := s.mutex(t, s.backend(ctx, t), key)
-	waiter := s.mutex(t, s.backend(ctx, t), key)
+	holder := s.mutex(t, s.store(ctx, t), key)
+	waiter := s.mutex(t, s.store(ctx, t), key)
 
 	held, err := holder.Lock(ctx, locker.WithLease(s.long))
 	require.NoError(t, err)
@@ -106,9 +106,9 @@ func testWaitThenAcquire(ctx context.Context, t *testing.T, s *suite) {
 
 func testCancelWhileWaiting(ctx context.Context, t *testing.T, s *suite) {
 	key := s.key(t, "")
-	b := s.backend(ctx, t)
-	holder := s.mutex(t, b, key)
-	waiter := s.mutex(t, s.backend(ctx, t), key)
+	b, st := s.client(ctx, t)
+	holder := s.mutex(t, st, key)
+	waiter := s.mutex(t, s.store(ctx, t), key)
 
 	held, err := holder.Lock(ctx, locker.WithLease(s.long))
 	require.NoError(t, err)

@@ -3,28 +3,26 @@ package lockconfig
 import (
 	"time"
 
+	"github.com/distlock/distlock/combine"
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/multilock"
 	"github.com/distlock/distlock/redlock"
 )
 
-// combine makes the combinator c describes over members. The combinator
-// owns the members: its Close closes them. c has been validated.
-func combine(c Config, members []driver.Backend) (driver.Backend, error) {
+// combinator makes the combinator c describes over members. The combinator
+// owns the members: its Close closes them. c has been validated, so a
+// RedLock's restart guard is the only setting that is not for both.
+func combinator(c Config, members []driver.Backend) (driver.Backend, error) {
+	var opts []combine.Option
+	if d, ok := duration(c.MemberTimeout); ok {
+		opts = append(opts, combine.WithMemberTimeout(d))
+	}
 	switch c.mode() {
 	case MultiLock:
-		var opts []multilock.Option
-		if d, ok := duration(c.MemberTimeout); ok {
-			opts = append(opts, multilock.WithMemberTimeout(d))
-		}
 		return multilock.New(members, opts...)
 	case RedLock:
-		var opts []redlock.Option
-		if d, ok := duration(c.MemberTimeout); ok {
-			opts = append(opts, redlock.WithMemberTimeout(d))
-		}
 		if d, ok := duration(c.RestartGuard); ok {
-			opts = append(opts, redlock.WithRestartGuard(d))
+			opts = append(opts, combine.WithRestartGuard(d))
 		}
 		return redlock.New(members, opts...)
 	}

@@ -27,23 +27,22 @@ const (
 // Modes lists the modes in the order documentation shows them.
 var Modes = []Mode{Single, MultiLock, RedLock}
 
-// Config describes a backend: a mode and the URLs of its stores.
+// Config describes a lock store: a mode and the URLs of its stores.
 type Config struct {
 	// Mode is Single, MultiLock or RedLock. Empty means Single, which
 	// allows one URL only.
 	Mode Mode `json:"mode,omitempty"`
-	// URLs are the stores, each opened with locker.Open.
+	// URLs are the stores, each opened with driver.Open.
 	URLs []string `json:"urls"`
 	// MemberTimeout, a Go duration such as "50ms", bounds each member call
-	// of a MultiLock or RedLock (multilock.WithMemberTimeout,
-	// redlock.WithMemberTimeout). Empty means the combinator's default,
-	// which scales with the lease.
+	// of a MultiLock or RedLock (combine.WithMemberTimeout). Empty means
+	// the combinator's default, which scales with the lease.
 	MemberTimeout string `json:"member_timeout,omitempty"`
 	// RestartGuard, a Go duration, is how long a RedLock member whose
 	// store restarted does not count toward the quorum
-	// (redlock.WithRestartGuard); "0s" turns the guard off, which is safe
+	// (combine.WithRestartGuard); "0s" turns the guard off, which is safe
 	// only for stores that keep their locks across restarts. Empty means
-	// the default, redlock.DefaultRestartGuard.
+	// the default, combine.DefaultRestartGuard.
 	RestartGuard string `json:"restart_guard,omitempty"`
 }
 

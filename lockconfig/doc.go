@@ -1,8 +1,13 @@
-// Package lockconfig builds a lock backend from configuration: one store, or
+// Package lockconfig opens a *locker.Store from configuration: one store, or
 // several stores combined into a MultiLock (all must agree) or a RedLock (a
 // majority must agree), described by a list of URLs. A program switches
 // between "one Redis", "five Redis masters" and "two Redis and an etcd"
-// without code changes.
+// without code changes:
+//
+//	store, err := lockconfig.OpenSpec(ctx, os.Getenv("LOCKS"))
+//	...
+//	defer store.Close()
+//	m, err := store.Mutex("nightly-report")
 //
 // # Forms
 //
@@ -28,7 +33,7 @@
 // restart guard (see Config).
 // URLs are separated by white space or by commas; a comma separates only
 // where the next URL's scheme follows it, so a comma inside a URL is kept.
-// Each URL is opened with locker.Open, so the backend packages whose schemes
+// Each URL is opened with driver.Open, so the backend packages whose schemes
 // are used must be imported (for their side effect of registering).
 //
 // # Errors

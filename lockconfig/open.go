@@ -10,15 +10,35 @@ import (
 	"github.com/distlock/distlock/locker"
 )
 
-// Open validates c, opens every URL with locker.Open (concurrently), and
-// returns the backend c describes: the one store in Single mode, or a
-// MultiLock or RedLock over the stores. Closing the returned backend closes
-// every store it opened.
+// Open validates c, opens every URL with driver.Open (concurrently), and
+// returns a Store over the driver c describes: the one store in Single
+// mode, or a MultiLock or RedLock over the stores. opts configure the Store
+// as they do for locker.NewStore. Closing the Store closes every store it
+// opened.
 //
 // Open opens all or nothing: when a URL fails to open, or the combinator
 // rejects its members, the stores already opened are closed and the error
 // names each failed member by its position and redacted URL.
-func Open(ctx context.Context, c Config) (driver.Backend, error) {
+func Open(ctx context.Context, c Config, opts ...locker.StoreOption) (*locker.Store, error) {
+	d, err := openDriver(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return locker.NewStore(d, opts...), nil
+}
+
+// OpenSpec is Open(ctx, Parse(spec), opts...).
+func OpenSpec(ctx context.Context, spec string, opts ...locker.StoreOption) (*locker.Store, error) {
+	c, err := Parse(spec)
+	if err != nil {
+		return nil, err
+	}
+	return Open(ctx, c, opts...)
+}
+
+// openDriver returns the driver c describes, having opened every store or
+// none.
+func openDriver(ctx context.Context, c Config) (driver.Backend, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -29,24 +49,15 @@ func Open(ctx context.Context, c Config) (driver.Backend, error) {
 	if c.mode() == Single {
 		return members[0], nil
 	}
-	b, err := combine(c, members)
+	d, err := combinator(c, members)
 	if err != nil {
 		closeAll(members)
 		return nil, fmt.Errorf("lockconfig: %s over %d stores: %w", c.mode(), len(members), err)
 	}
-	return b, nil
+	return d, nil
 }
 
-// OpenSpec is Open(ctx, Parse(spec)).
-func OpenSpec(ctx context.Context, spec string) (driver.Backend, error) {
-	c, err := Parse(spec)
-	if err != nil {
-		return nil, err
-	}
-	return Open(ctx, c)
-}
-
-// openAll opens every URL, or none: on any failure it closes the backends
+// openAll opens every URL, or none: on any failure it closes the drivers
 // that did open and returns every failure.
 func openAll(ctx context.Context, urls []string) ([]driver.Backend, error) {
 	members := make([]driver.Backend, len(urls))
@@ -54,16 +65,16 @@ func openAll(ctx context.Context, urls []string) ([]driver.Backend, error) {
 	var wg sync.WaitGroup
 	for i, raw := range urls {
 		wg.Go(func() {
-			b, err := locker.Open(ctx, raw)
+			d, err := driver.Open(ctx, raw)
 			switch {
 			case err != nil && len(urls) == 1:
-				errs[i] = err // locker.Open names the URL, redacted
+				errs[i] = err // driver.Open names the URL, redacted
 				return
 			case err != nil:
 				errs[i] = fmt.Errorf("member %d of %d: %w", i+1, len(urls), err)
 				return
 			}
-			members[i] = b
+			members[i] = d
 		})
 	}
 	wg.Wait()
@@ -77,13 +88,13 @@ func openAll(ctx context.Context, urls []string) ([]driver.Backend, error) {
 	return members, nil
 }
 
-// closeAll closes the non-nil backends. Close errors are dropped: the
+// closeAll closes the non-nil drivers. Close errors are dropped: the
 // caller is already reporting the failure that made it give up, and a
-// backend's Close does not release locks anyway.
-func closeAll(bs []driver.Backend) {
-	for _, b := range bs {
-		if b != nil {
-			_ = b.Close()
+// driver's Close does not release locks anyway.
+func closeAll(ds []driver.Backend) {
+	for _, d := range ds {
+		if d != nil {
+			_ = d.Close()
 		}
 	}
 }

@@ -15,8 +15,6 @@ import (
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/lockconfig"
 	"github.com/distlock/distlock/locker"
-	"github.com/distlock/distlock/multilock"
-	"github.com/distlock/distlock/redlock"
 )
 
 // tracked is a scheme whose backends record whether they were closed, and
@@ -73,10 +71,10 @@ func stillOpen(host string) int {
 
 func TestOpenSingle(t *testing.T) {
 	ctx := context.Background()
-	b, err := lockconfig.OpenSpec(ctx, "mem://lockconfig-single")
+	s, err := lockconfig.OpenSpec(ctx, "mem://lockconfig-single")
 	require.NoError(t, err)
-	defer b.Close()
-	m, err := locker.New(b, "job")
+	defer s.Close()
+	m, err := s.Mutex("job")
 	require.NoError(t, err)
 	lease, err := m.TryLock(ctx)
 	require.NoError(t, err)
@@ -84,7 +82,7 @@ func TestOpenSingle(t *testing.T) {
 	other, err := lockconfig.Open(ctx, lockconfig.Config{URLs: []string{"mem://lockconfig-single"}})
 	require.NoError(t, err)
 	defer other.Close()
-	m2, err := locker.New(other, "job")
+	m2, err := other.Mutex("job")
 	require.NoError(t, err)
 	_, err = m2.TryLock(ctx)
 	require.ErrorIs(t, err, locker.ErrNotAcquired, "the same URL reaches the same store")
@@ -109,9 +107,9 @@ func TestOpenFailureHalfwayClosesWhatItOpened(t *testing.T) {
 				"lockconfig-test://u:hunter2@" + host + "-3?fail",
 				"lockconfig-test://" + host + "-4",
 			}}
-			b, err := lockconfig.Open(context.Background(), c)
+			s, err := lockconfig.Open(context.Background(), c)
 			require.Error(t, err)
-			assert.Nil(t, b)
+			assert.Nil(t, s)
 			assert.Contains(t, err.Error(), "member 3 of 4")
 			assert.Contains(t, err.Error(), "refused")
 			assert.NotContains(t, err.Error(), "hunter2")
@@ -124,25 +122,18 @@ func TestOpenFailureHalfwayClosesWhatItOpened(t *testing.T) {
 
 func TestOpenCombinators(t *testing.T) {
 	ctx := context.Background()
-	for _, tc := range []struct {
-		mode lockconfig.Mode
-		want any
-	}{
-		{lockconfig.MultiLock, &multilock.MultiLock{}},
-		{lockconfig.RedLock, &redlock.RedLock{}},
-	} {
-		t.Run(string(tc.mode), func(t *testing.T) {
-			host := "combined-" + string(tc.mode)
-			spec := string(tc.mode) + ": lockconfig-test://" + host + "-1 lockconfig-test://" + host + "-2 lockconfig-test://" + host + "-3"
-			b, err := lockconfig.OpenSpec(ctx, spec)
+	for _, mode := range []lockconfig.Mode{lockconfig.MultiLock, lockconfig.RedLock} {
+		t.Run(string(mode), func(t *testing.T) {
+			host := "combined-" + string(mode)
+			spec := string(mode) + ": lockconfig-test://" + host + "-1 lockconfig-test://" + host + "-2 lockconfig-test://" + host + "-3"
+			s, err := lockconfig.OpenSpec(ctx, spec)
 			require.NoError(t, err)
-			require.IsType(t, tc.want, b)
 			other, err := lockconfig.OpenSpec(ctx, spec)
 			require.NoError(t, err)
 
-			m1, err := locker.New(b, "job")
+			m1, err := s.Mutex("job")
 			require.NoError(t, err)
-			m2, err := locker.New(other, "job")
+			m2, err := other.Mutex("job")
 			require.NoError(t, err)
 			lease, err := m1.TryLock(ctx)
 			require.NoError(t, err)
@@ -153,10 +144,10 @@ func TestOpenCombinators(t *testing.T) {
 			assert.True(t, st.Held)
 			require.NoError(t, lease.Unlock(ctx))
 
-			require.NoError(t, b.Close())
+			require.NoError(t, s.Close())
 			require.NoError(t, other.Close())
 			for i := 1; i <= 3; i++ {
-				assert.Zero(t, stillOpen(host+"-"+string(rune('0'+i))), "closing the combinator closes member %d", i)
+				assert.Zero(t, stillOpen(host+"-"+string(rune('0'+i))), "closing the Store closes member %d", i)
 			}
 		})
 	}
@@ -176,13 +167,13 @@ func TestOpenClosesMembersTheCombinatorRefuses(t *testing.T) {
 
 func TestRedLockFromMemURLsSurvivesAMinority(t *testing.T) {
 	ctx := context.Background()
-	b, err := lockconfig.OpenSpec(ctx, "redlock: mem://rl-a mem://rl-b mem://rl-c mem://rl-d mem://rl-e")
+	s, err := lockconfig.OpenSpec(ctx, "redlock: mem://rl-a mem://rl-b mem://rl-c mem://rl-d mem://rl-e")
 	require.NoError(t, err)
-	defer b.Close()
+	defer s.Close()
 	// Another process's view of two of the five stores: it takes the key
 	// there first, so the RedLock gets only three of five.
 	for _, name := range []string{"mem://rl-a", "mem://rl-b"} {
-		c, err := locker.Open(ctx, name)
+		c, err := driver.Open(ctx, name)
 		require.NoError(t, err)
 		g, err := c.TryLock(ctx, driver.Request{Key: "job", Owner: "someone-else", TTL: time.Minute})
 		require.NoError(t, err)
@@ -192,7 +183,7 @@ func TestRedLockFromMemURLsSurvivesAMinority(t *testing.T) {
 			require.NoError(t, c.Close())
 		}()
 	}
-	m, err := locker.New(b, "job")
+	m, err := s.Mutex("job")
 	require.NoError(t, err)
 	lease, err := m.TryLock(ctx)
 	require.NoError(t, err, "three of five is a majority")
@@ -201,7 +192,7 @@ func TestRedLockFromMemURLsSurvivesAMinority(t *testing.T) {
 	ml, err := lockconfig.OpenSpec(ctx, "multilock: mem://rl-a mem://rl-c")
 	require.NoError(t, err)
 	defer ml.Close()
-	m2, err := locker.New(ml, "job")
+	m2, err := ml.Mutex("job")
 	require.NoError(t, err)
 	_, err = m2.TryLock(ctx)
 	require.ErrorIs(t, err, locker.ErrNotAcquired, "a MultiLock needs every member")
@@ -218,9 +209,9 @@ func TestOpenAppliesSettings(t *testing.T) {
 			{"multilock:", true}, // the default timeout scales with the one-minute lease
 			{"multilock member_timeout=20ms:", false},
 		} {
-			b, err := lockconfig.OpenSpec(ctx, tc.head+" "+urls)
+			s, err := lockconfig.OpenSpec(ctx, tc.head+" "+urls)
 			require.NoError(t, err)
-			m, err := locker.New(b, "job")
+			m, err := s.Mutex("job")
 			require.NoError(t, err)
 			lease, err := m.TryLock(ctx, locker.WithLease(time.Minute))
 			if tc.ok {
@@ -229,13 +220,13 @@ func TestOpenAppliesSettings(t *testing.T) {
 			} else {
 				require.Error(t, err, "%s: 60ms members time out", tc.head)
 			}
-			require.NoError(t, b.Close())
+			require.NoError(t, s.Close())
 		}
 	})
 	t.Run("restart_guard", func(t *testing.T) {
 		urls := "mem://guard-1 mem://guard-2 mem://guard-3"
 		for _, name := range []string{"mem://guard-1", "mem://guard-2"} {
-			c, err := locker.Open(ctx, name)
+			c, err := driver.Open(ctx, name)
 			require.NoError(t, err)
 			c.(*memlocker.Client).Store().Restart() // just restarted, without persistence
 			require.NoError(t, c.Close())
@@ -247,9 +238,9 @@ func TestOpenAppliesSettings(t *testing.T) {
 			{"redlock:", false}, // two of three stores restarted within the guard
 			{"redlock restart_guard=0s:", true},
 		} {
-			b, err := lockconfig.OpenSpec(ctx, tc.head+" "+urls)
+			s, err := lockconfig.OpenSpec(ctx, tc.head+" "+urls)
 			require.NoError(t, err)
-			m, err := locker.New(b, "job")
+			m, err := s.Mutex("job")
 			require.NoError(t, err)
 			lease, err := m.TryLock(ctx, locker.WithLease(time.Minute))
 			if tc.ok {
@@ -258,7 +249,7 @@ func TestOpenAppliesSettings(t *testing.T) {
 			} else {
 				require.ErrorIs(t, err, locker.ErrUnavailable, tc.head) // the stores could not decide: no other owner
 			}
-			require.NoError(t, b.Close())
+			require.NoError(t, s.Close())
 		}
 	})
 }

@@ -15,6 +15,7 @@ import (
 	_ "github.com/distlock/distlock/backends/memcachelocker"
 	"github.com/distlock/distlock/backends/memlocker"
 	"github.com/distlock/distlock/backends/redislocker"
+	"github.com/distlock/distlock/combine"
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/etcdtest"
 	"github.com/distlock/distlock/internal/redistest"
@@ -92,10 +93,25 @@ func testCtx(t *testing.T) context.Context {
 	return ctx
 }
 
-// mutex returns a Mutex for the lock name on b.
-func mutex(t *testing.T, b driver.Backend, name string) *locker.Mutex {
+// redisStore returns a Store over a backend on srv whose keys live under
+// prefix.
+func (e *badEnv) redisStore(t *testing.T, srv *redistest.Server, password, prefix string) *locker.Store {
 	t.Helper()
-	m, err := locker.New(b, name)
+	return store(t, e.redisBackend(t, srv, password, prefix))
+}
+
+// store returns a Store over b, closed (and b with it) when the test ends.
+func store(t *testing.T, b driver.Backend) *locker.Store {
+	t.Helper()
+	s := locker.NewStore(b)
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// mutex returns a Mutex for the lock name from s.
+func mutex(t *testing.T, s *locker.Store, name string) *locker.Mutex {
+	t.Helper()
+	m, err := s.Mutex(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,49 +122,49 @@ var badCases = []badCase{
 	// The Mutex API.
 	{name: "empty lock name", sentinel: locker.ErrInvalid, msg: []string{"empty lock name"}, untouched: true,
 		run: func(t *testing.T, e *badEnv, p string) error {
-			_, err := locker.New(e.redisBackend(t, e.plain, "", p), "")
+			_, err := e.redisStore(t, e.plain, "", p).Mutex("")
 			return err
 		}},
-	{name: "nil backend", sentinel: locker.ErrInvalid, msg: []string{"nil backend"}, untouched: true,
+	{name: "nil driver", sentinel: locker.ErrInvalid, msg: []string{"nil driver"}, untouched: true,
 		run: func(*testing.T, *badEnv, string) error {
-			_, err := locker.New(nil, "k")
+			_, err := locker.NewStore(nil).Mutex("k")
 			return err
 		}},
-	{name: "nil lock", sentinel: locker.ErrInvalid, msg: []string{"nil lock"}, untouched: true,
-		run: func(*testing.T, *badEnv, string) error {
-			_, err := locker.NewMutex(nil)
+	{name: "key without a store", sentinel: locker.ErrInvalid, msg: []string{"no store"}, untouched: true,
+		run: func(t *testing.T, e *badEnv, p string) error {
+			_, err := locker.Keys([]locker.Key{{Store: e.redisStore(t, e.plain, "", p), Name: "a"}, {Name: "b"}})
 			return err
 		}},
 	{name: "empty owner", sentinel: locker.ErrInvalid, msg: []string{"empty owner"}, untouched: true,
 		run: func(t *testing.T, e *badEnv, p string) error {
-			_, err := locker.New(e.redisBackend(t, e.plain, "", p), "k", locker.WithOwner(""))
+			_, err := e.redisStore(t, e.plain, "", p).Mutex("k", locker.WithOwner(""))
 			return err
 		}},
 	{name: "zero watchdog lease", sentinel: locker.ErrInvalid, msg: []string{"non-positive watchdog lease"}, untouched: true,
 		run: func(t *testing.T, e *badEnv, p string) error {
-			_, err := locker.New(e.redisBackend(t, e.plain, "", p), "k", locker.WithWatchdogLease(0))
+			_, err := e.redisStore(t, e.plain, "", p).Mutex("k", locker.WithWatchdogLease(0))
 			return err
 		}},
 	{name: "zero lease", sentinel: locker.ErrInvalid, msg: []string{"non-positive lease 0s"}, untouched: true,
 		run: func(t *testing.T, e *badEnv, p string) error {
-			_, err := mutex(t, e.redisBackend(t, e.plain, "", p), "k").Lock(testCtx(t), locker.WithLease(0))
+			_, err := mutex(t, e.redisStore(t, e.plain, "", p), "k").Lock(testCtx(t), locker.WithLease(0))
 			return err
 		}},
 	{name: "negative lease", sentinel: locker.ErrInvalid, msg: []string{"non-positive lease -1s"}, untouched: true,
 		run: func(t *testing.T, e *badEnv, p string) error {
-			_, err := mutex(t, e.redisBackend(t, e.plain, "", p), "k").TryLock(testCtx(t), locker.WithLease(-time.Second))
+			_, err := mutex(t, e.redisStore(t, e.plain, "", p), "k").TryLock(testCtx(t), locker.WithLease(-time.Second))
 			return err
 		}},
 	{name: "negative wait", sentinel: locker.ErrInvalid, msg: []string{"negative wait"}, untouched: true,
 		run: func(t *testing.T, e *badEnv, p string) error {
-			_, err := mutex(t, e.redisBackend(t, e.plain, "", p), "k").TryLock(testCtx(t), locker.WithWait(-time.Millisecond))
+			_, err := mutex(t, e.redisStore(t, e.plain, "", p), "k").TryLock(testCtx(t), locker.WithWait(-time.Millisecond))
 			return err
 		}},
 	{name: "context already cancelled", sentinel: locker.ErrUnavailable, msg: []string{"context canceled"}, untouched: true,
 		run: func(t *testing.T, e *badEnv, p string) error {
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
-			_, err := mutex(t, e.redisBackend(t, e.plain, "", p), "k").Lock(ctx)
+			_, err := mutex(t, e.redisStore(t, e.plain, "", p), "k").Lock(ctx)
 			if !errors.Is(err, context.Canceled) {
 				return fmt.Errorf("want context.Canceled inside: %w", err)
 			}
@@ -156,7 +172,7 @@ var badCases = []badCase{
 		}},
 	{name: "non-positive extension", sentinel: locker.ErrInvalid, msg: []string{"non-positive lease 0s"},
 		run: func(t *testing.T, e *badEnv, p string) error {
-			m := mutex(t, e.redisBackend(t, e.plain, "", p), "k")
+			m := mutex(t, e.redisStore(t, e.plain, "", p), "k")
 			l, err := m.Lock(testCtx(t))
 			if err != nil {
 				return fmt.Errorf("setup: %w", err)
@@ -172,7 +188,7 @@ var badCases = []badCase{
 		}},
 	{name: "unlock twice", sentinel: locker.ErrNotHeld, msg: []string{"unlock", "lock not held"},
 		run: func(t *testing.T, e *badEnv, p string) error {
-			l, err := mutex(t, e.redisBackend(t, e.plain, "", p), "k").Lock(testCtx(t))
+			l, err := mutex(t, e.redisStore(t, e.plain, "", p), "k").Lock(testCtx(t))
 			if err != nil {
 				return fmt.Errorf("setup: %w", err)
 			}
@@ -183,7 +199,7 @@ var badCases = []badCase{
 		}},
 	{name: "extend after unlock", sentinel: locker.ErrNotHeld, msg: []string{"extend"},
 		run: func(t *testing.T, e *badEnv, p string) error {
-			l, err := mutex(t, e.redisBackend(t, e.plain, "", p), "k").Lock(testCtx(t))
+			l, err := mutex(t, e.redisStore(t, e.plain, "", p), "k").Lock(testCtx(t))
 			if err != nil {
 				return fmt.Errorf("setup: %w", err)
 			}
@@ -194,14 +210,14 @@ var badCases = []badCase{
 		}},
 	{name: "unlock after the lock was lost", sentinel: locker.ErrLost, msg: []string{"lock lost"},
 		run: func(t *testing.T, e *badEnv, p string) error {
-			b := e.redisBackend(t, e.plain, "", p)
-			m := mutex(t, b, "k")
+			s := e.redisStore(t, e.plain, "", p)
+			m := mutex(t, s, "k")
 			l, err := m.Lock(testCtx(t), locker.WithLease(200*time.Millisecond))
 			if err != nil {
 				return fmt.Errorf("setup: %w", err)
 			}
 			<-l.Done() // the fixed lease runs out
-			other, err := mutex(t, b, "k").Lock(testCtx(t))
+			other, err := mutex(t, s, "k").Lock(testCtx(t))
 			if err != nil {
 				return fmt.Errorf("another owner taking the lock: %w", err)
 			}
@@ -216,11 +232,11 @@ var badCases = []badCase{
 			}
 			return err
 		}},
-	{name: "use after Close", sentinel: locker.ErrClosed, msg: []string{"backend closed"}, untouched: true,
+	{name: "use after Close", sentinel: locker.ErrClosed, msg: []string{"store closed"}, untouched: true,
 		run: func(t *testing.T, e *badEnv, p string) error {
-			b := e.redisBackend(t, e.plain, "", p)
-			m := mutex(t, b, "k")
-			if err := b.Close(); err != nil {
+			s := e.redisStore(t, e.plain, "", p)
+			m := mutex(t, s, "k")
+			if err := s.Close(); err != nil {
 				return fmt.Errorf("close: %w", err)
 			}
 			_, err := m.Lock(testCtx(t))
@@ -228,7 +244,7 @@ var badCases = []badCase{
 		}},
 	{name: "second goroutine, one attempt", sentinel: locker.ErrNotAcquired, msg: []string{"held by another goroutine"},
 		run: func(t *testing.T, e *badEnv, p string) error {
-			m := mutex(t, e.redisBackend(t, e.plain, "", p), "k")
+			m := mutex(t, e.redisStore(t, e.plain, "", p), "k")
 			l, err := m.Lock(testCtx(t))
 			if err != nil {
 				return fmt.Errorf("setup: %w", err)
@@ -239,7 +255,7 @@ var badCases = []badCase{
 		}},
 	{name: "huge name (1 MiB) on Redis", sentinel: locker.ErrInvalid, msg: []string{"longer than MaxNameLen"}, untouched: true,
 		run: func(t *testing.T, e *badEnv, p string) error {
-			_, err := locker.New(e.redisBackend(t, e.plain, "", p), strings.Repeat("n", 1<<20))
+			_, err := e.redisStore(t, e.plain, "", p).Mutex(strings.Repeat("n", 1<<20))
 			if err != nil && len(err.Error()) > 1024 {
 				return fmt.Errorf("an error of %d bytes quotes the whole name", len(err.Error()))
 			}
@@ -251,12 +267,12 @@ var badCases = []badCase{
 			if err != nil {
 				return fmt.Errorf("setup: %w", err)
 			}
-			_, err = locker.New(b, strings.Repeat("n", 2<<20))
+			_, err = store(t, b).Mutex(strings.Repeat("n", 2<<20))
 			return err
 		}},
 	{name: "name of MaxNameLen on Redis is fine", ok: true,
 		run: func(t *testing.T, e *badEnv, p string) error {
-			l, err := mutex(t, e.redisBackend(t, e.plain, "", p), strings.Repeat("n", locker.MaxNameLen)).Lock(testCtx(t))
+			l, err := mutex(t, e.redisStore(t, e.plain, "", p), strings.Repeat("n", locker.MaxNameLen)).Lock(testCtx(t))
 			if err != nil {
 				return err
 			}
@@ -268,7 +284,7 @@ var badCases = []badCase{
 			if err != nil {
 				return fmt.Errorf("setup: %w", err)
 			}
-			l, err := mutex(t, b, strings.Repeat("n", locker.MaxNameLen)).Lock(testCtx(t))
+			l, err := mutex(t, store(t, b), strings.Repeat("n", locker.MaxNameLen)).Lock(testCtx(t))
 			if err != nil {
 				return err
 			}
@@ -276,32 +292,32 @@ var badCases = []badCase{
 		}},
 	{name: "name one byte over MaxNameLen", sentinel: locker.ErrInvalid, msg: []string{"1025 bytes"}, untouched: true,
 		run: func(t *testing.T, e *badEnv, p string) error {
-			_, err := locker.New(e.redisBackend(t, e.plain, "", p), strings.Repeat("n", locker.MaxNameLen+1))
+			_, err := e.redisStore(t, e.plain, "", p).Mutex(strings.Repeat("n", locker.MaxNameLen+1))
 			return err
 		}},
 	{name: "owner longer than 256 bytes", sentinel: locker.ErrInvalid, msg: []string{"owner of 257 bytes"}, untouched: true,
 		run: func(t *testing.T, e *badEnv, p string) error {
-			_, err := locker.New(e.redisBackend(t, e.plain, "", p), "k", locker.WithOwner(strings.Repeat("o", 257)))
+			_, err := e.redisStore(t, e.plain, "", p).Mutex("k", locker.WithOwner(strings.Repeat("o", 257)))
 			return err
 		}},
 	{name: "lease of 1ns (shorter than any reply)", sentinel: locker.ErrInvalid, msg: []string{"lease 1ns is shorter than 10ms"}, untouched: true,
 		run: func(t *testing.T, e *badEnv, p string) error {
-			_, err := mutex(t, e.redisBackend(t, e.plain, "", p), "k").Lock(testCtx(t), locker.WithLease(time.Nanosecond))
+			_, err := mutex(t, e.redisStore(t, e.plain, "", p), "k").Lock(testCtx(t), locker.WithLease(time.Nanosecond))
 			return err
 		}},
 	{name: "watchdog lease of 1ms", sentinel: locker.ErrInvalid, msg: []string{"watchdog lease 1ms is shorter than 10ms"}, untouched: true,
 		run: func(t *testing.T, e *badEnv, p string) error {
-			_, err := locker.New(e.redisBackend(t, e.plain, "", p), "k", locker.WithWatchdogLease(time.Millisecond))
+			_, err := e.redisStore(t, e.plain, "", p).Mutex("k", locker.WithWatchdogLease(time.Millisecond))
 			return err
 		}},
 	{name: "lease below memcached's granularity", sentinel: locker.ErrInvalid, msg: []string{"shorter than 1s"}, untouched: true,
 		run: func(t *testing.T, e *badEnv, p string) error {
-			b, err := locker.Open(testCtx(t), "memcache://127.0.0.1:1")
+			s, err := locker.Open(testCtx(t), "memcache://127.0.0.1:1")
 			if err != nil {
 				return fmt.Errorf("setup: %w", err)
 			}
-			t.Cleanup(func() { _ = b.Close() })
-			_, err = mutex(t, b, "k").TryLock(testCtx(t), locker.WithLease(500*time.Millisecond))
+			t.Cleanup(func() { _ = s.Close() })
+			_, err = mutex(t, s, "k").TryLock(testCtx(t), locker.WithLease(500*time.Millisecond))
 			return err
 		}},
 
@@ -358,12 +374,12 @@ var badCases = []badCase{
 	{name: "RedLock settings out of range", sentinel: locker.ErrInvalid, msg: []string{"member timeout"}, untouched: true,
 		run: func(*testing.T, *badEnv, string) error {
 			ms := []driver.Backend{memlocker.New(), memlocker.New(), memlocker.New()}
-			for _, opt := range []redlock.Option{redlock.WithDriftFactor(0.7), redlock.WithRestartGuard(-time.Second), redlock.WithClock(nil)} {
+			for _, opt := range []combine.Option{combine.WithDriftFactor(0.7), combine.WithRestartGuard(-time.Second), combine.WithClock(nil)} {
 				if _, err := redlock.New(ms, opt); !errors.Is(err, locker.ErrInvalid) {
 					return fmt.Errorf("want ErrInvalid for a bad setting, got %v", err)
 				}
 			}
-			_, err := redlock.New(ms, redlock.WithMemberTimeout(0))
+			_, err := redlock.New(ms, combine.WithMemberTimeout(0))
 			return err
 		}},
 
@@ -413,39 +429,39 @@ var badCases = []badCase{
 	// Servers that refuse the client.
 	{name: "wrong password", sentinel: locker.ErrInvalid, msg: []string{"authentication failed", "WRONGPASS"},
 		run: func(t *testing.T, e *badEnv, p string) error {
-			b, err := locker.Open(testCtx(t), "redis://default:"+wrong+"@"+e.auth.Addr()+"/0?prefix="+p)
+			s, err := locker.Open(testCtx(t), "redis://default:"+wrong+"@"+e.auth.Addr()+"/0?prefix="+p)
 			if err != nil {
 				return fmt.Errorf("open: %w", err)
 			}
-			defer b.Close()
-			_, err = mutex(t, b, "k").Lock(testCtx(t))
+			defer s.Close()
+			_, err = mutex(t, s, "k").Lock(testCtx(t))
 			return err
 		}},
 	{name: "no password where one is required", sentinel: locker.ErrInvalid, msg: []string{"authentication failed", "requires a password"},
 		run: func(t *testing.T, e *badEnv, p string) error {
-			_, err := mutex(t, e.redisBackend(t, e.auth, "", p), "k").Lock(testCtx(t))
+			_, err := mutex(t, e.redisStore(t, e.auth, "", p), "k").Lock(testCtx(t))
 			return err
 		}},
 	{name: "nothing listening (connection refused)", sentinel: locker.ErrUnavailable, msg: []string{"trylock"},
 		run: func(t *testing.T, e *badEnv, p string) error {
-			b, err := locker.Open(testCtx(t), "redis://127.0.0.1:1/0?prefix="+p)
+			s, err := locker.Open(testCtx(t), "redis://127.0.0.1:1/0?prefix="+p)
 			if err != nil {
 				return fmt.Errorf("open: %w", err)
 			}
-			defer b.Close()
-			_, err = mutex(t, b, "k").TryLock(testCtx(t))
+			defer s.Close()
+			_, err = mutex(t, s, "k").TryLock(testCtx(t))
 			return err
 		}},
 	{name: "TLS against a plain server", sentinel: locker.ErrInvalid, msg: []string{"does not speak TLS"},
 		run: func(t *testing.T, e *badEnv, p string) error {
-			b, err := locker.Open(testCtx(t), "rediss://"+e.plain.Addr()+"/0?prefix="+p+"&dial_timeout=300ms")
+			s, err := locker.Open(testCtx(t), "rediss://"+e.plain.Addr()+"/0?prefix="+p+"&dial_timeout=300ms")
 			if err != nil {
 				return fmt.Errorf("open: %w", err)
 			}
-			defer b.Close()
+			defer s.Close()
 			ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
 			defer cancel()
-			_, err = mutex(t, b, "k").Lock(ctx)
+			_, err = mutex(t, s, "k").Lock(ctx)
 			if ctx.Err() != nil {
 				return fmt.Errorf("the TLS failure took the whole wait: %w", err)
 			}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/distlock/distlock/backends/memlocker"
 	"github.com/distlock/distlock/driver"
-	"github.com/distlock/distlock/locker"
 )
 
 // The checks must be able to fail: these tests run the torture harness on
@@ -28,18 +27,33 @@ func (grantAll) Expire(context.Context, string, string, time.Duration) error { r
 func (grantAll) Close() error                                                { return nil }
 
 // sameToken is a lock that excludes correctly but hands out one token to
-// every holder. It has no wait queue, whose attempts would bypass its
-// TryLock.
-type sameToken struct{ *memlocker.Client }
+// every holder. It passes on its client's Backend methods and release
+// notification, and no other capability (it names each method, where
+// embedding the client would pass them all).
+type sameToken struct{ c *memlocker.Client }
 
-func (sameToken) Supports(c locker.Capability) bool { return c != locker.CapQueue }
+var _ driver.Notifier = sameToken{}
 
 func (s sameToken) TryLock(ctx context.Context, r driver.Request) (driver.Grant, error) {
-	g, err := s.Client.TryLock(ctx, r)
+	g, err := s.c.TryLock(ctx, r)
 	if g.Acquired {
 		g.Token = 7
 	}
 	return g, err
+}
+
+func (s sameToken) Unlock(ctx context.Context, key, owner string) error {
+	return s.c.Unlock(ctx, key, owner)
+}
+
+func (s sameToken) Expire(ctx context.Context, key, owner string, ttl time.Duration) error {
+	return s.c.Expire(ctx, key, owner, ttl)
+}
+
+func (s sameToken) Close() error { return s.c.Close() }
+
+func (s sameToken) Watch(ctx context.Context, key string, fn func()) (func(), error) {
+	return s.c.Watch(ctx, key, fn)
 }
 
 var (

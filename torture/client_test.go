@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -20,11 +19,11 @@ const (
 	maxSteps = 4
 )
 
-// player is one contending client: a backend with connections of its own,
-// and its place in the run.
+// player is one contending client: a Store over a backend with
+// connections of its own, as one process has, and its place in the run.
 type player struct {
-	id      int
-	backend driver.Backend
+	id    int
+	store *locker.Store
 	// pauser makes every third hold a paused one, from the second on: a
 	// fixed lease, a write, a sleep past the lease ignoring Done, and a late
 	// write.
@@ -47,7 +46,7 @@ func (r *run) play(p *player) {
 	for n := 0; !r.stopped(); n++ {
 		if m == nil || !p.keep {
 			var err error
-			if m, err = locker.New(p.backend, r.key, locker.WithWatchdogLease(r.lease)); err != nil {
+			if m, err = p.store.Mutex(r.key, locker.WithWatchdogLease(r.lease)); err != nil {
 				r.hist.failed(err)
 				return
 			}

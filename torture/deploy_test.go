@@ -16,11 +16,13 @@ import (
 	"github.com/distlock/distlock/backends/memcachelocker"
 	"github.com/distlock/distlock/backends/memlocker"
 	"github.com/distlock/distlock/backends/redislocker"
+	"github.com/distlock/distlock/combine"
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/etcdtest"
 	"github.com/distlock/distlock/internal/memcachedtest"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/internal/tcpproxy"
+	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/redlock"
 )
 
@@ -64,12 +66,14 @@ type deployment struct {
 	newBackend func(t *testing.T, l *links, i int) driver.Backend
 }
 
-// backend returns client i's backend, closed when the test ends.
-func (d *deployment) backend(t *testing.T, l *links, i int) driver.Backend {
+// store returns client i's Store over a backend of its own, as the
+// client's process would make it; the Store, and with it the backend, is
+// closed when the test ends.
+func (d *deployment) store(t *testing.T, l *links, i int) *locker.Store {
 	t.Helper()
-	b := d.newBackend(t, l, i)
-	t.Cleanup(func() { _ = b.Close() })
-	return b
+	s := locker.NewStore(d.newBackend(t, l, i))
+	t.Cleanup(func() { _ = s.Close() })
+	return s
 }
 
 // links are the proxies between the clients of one scenario and the
@@ -186,7 +190,7 @@ func (d *deployment) startMem(t *testing.T) {
 	t.Cleanup(func() { cancel(); <-done })
 }
 
-func newRedLock(t *testing.T, members []driver.Backend, opts ...redlock.Option) driver.Backend {
+func newRedLock(t *testing.T, members []driver.Backend, opts ...combine.Option) driver.Backend {
 	t.Helper()
 	rl, err := redlock.New(members, opts...)
 	if err != nil {
@@ -226,7 +230,7 @@ var (
 				d.etcdBackend(t, l, i),
 				d.memcacheBackend(t, l, i),
 				d.mem.Client(),
-			}, redlock.WithRestartGuard(restartGuard))
+			}, combine.WithRestartGuard(restartGuard))
 		}
 		return d
 	}}
@@ -258,7 +262,7 @@ func redLockOf(name string, guard time.Duration) *config {
 			for j, s := range d.redis {
 				members[j] = d.redisBackend(t, l, i, s)
 			}
-			return newRedLock(t, members, redlock.WithRestartGuard(guard))
+			return newRedLock(t, members, combine.WithRestartGuard(guard))
 		}
 		return d
 	}}

@@ -1,7 +1,8 @@
 // Package torture is distlock's torture suite: it has no code of its own,
-// only tests. Several clients, each with connections of its own, contend
-// for one lock through the public API (locker.Mutex) while real faults hit
-// real servers, and a shared resource checks what the lock promised.
+// only tests. Several clients, each with connections and a locker.Store of
+// its own as a separate process would have, contend for one lock through
+// the public API (the Store's Mutexes) while real faults hit real servers,
+// and a shared resource checks what the lock promised.
 //
 // # What is checked
 //

@@ -99,7 +99,7 @@ func execute(t *testing.T, d *deployment, s scenario) result {
 	r := newRun("torture/"+s.name(), d.lease)
 	players := make([]*player, *flagClients)
 	for i := range players {
-		players[i] = &player{id: i, backend: d.backend(t, &r.links, i), pauser: i == 0 && s.fault.pauser,
+		players[i] = &player{id: i, store: d.store(t, &r.links, i), pauser: i == 0 && s.fault.pauser,
 			keep: s.fault.keepMutex, lossy: s.fault.lostUnlocks}
 	}
 	r.start = time.Now()

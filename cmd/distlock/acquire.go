@@ -6,14 +6,13 @@ import (
 	"os"
 	"sync"
 
-	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
-// acquire opens the backend and waits for the lock, giving up at the end of
+// acquire opens the Store and waits for the lock, giving up at the end of
 // --wait or on the first signal. On success it returns the lease and the
-// backend, which the caller closes; otherwise the exit status.
-func (a *app) acquire(ctx context.Context, f *runFlags, name string, sigs <-chan os.Signal) (*locker.Lease, driver.Backend, int) {
+// Store, which the caller closes; otherwise the exit status.
+func (a *app) acquire(ctx context.Context, f *runFlags, name string, sigs <-chan os.Signal) (*locker.Lease, *locker.Store, int) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stopped := make(chan struct{})
@@ -39,7 +38,7 @@ func (a *app) acquire(ctx context.Context, f *runFlags, name string, sigs <-chan
 		return 0, false
 	}
 
-	backend, code := f.open(ctx, a)
+	store, code := f.open(ctx, a)
 	if code != exitOK {
 		if sc, ok := interrupted(); ok {
 			return nil, nil, sc
@@ -50,14 +49,14 @@ func (a *app) acquire(ctx context.Context, f *runFlags, name string, sigs <-chan
 	if f.label != "" {
 		opts = append(opts, locker.WithLabel(f.label))
 	}
-	m, err := locker.New(backend, name, opts...)
+	m, err := store.Mutex(name, opts...)
 	if err != nil {
-		backend.Close()
+		store.Close()
 		a.errorf("%v", err)
 		return nil, nil, exitUsage
 	}
 	if code := a.probe(ctx, f, m); code != exitOK {
-		backend.Close()
+		store.Close()
 		if sc, ok := interrupted(); ok {
 			return nil, nil, sc
 		}
@@ -72,11 +71,11 @@ func (a *app) acquire(ctx context.Context, f *runFlags, name string, sigs <-chan
 		if err == nil {
 			a.release(lease, name, f)
 		}
-		backend.Close()
+		store.Close()
 		return nil, nil, sc
 	}
 	if err != nil {
-		backend.Close()
+		store.Close()
 		a.errorf("%v", err)
 		switch {
 		case errors.Is(err, locker.ErrNotAcquired):
@@ -87,7 +86,7 @@ func (a *app) acquire(ctx context.Context, f *runFlags, name string, sigs <-chan
 		return nil, nil, exitUnavailable
 	}
 	f.logf(a, "acquired lock %q with token %d", name, lease.Token())
-	return lease, backend, exitOK
+	return lease, store, exitOK
 }
 
 // logf reports progress on stderr when --verbose is given.
@@ -118,15 +117,16 @@ func (a *app) release(lease *locker.Lease, name string, f *runFlags) (stillHeld 
 // probe checks, within --timeout, that the store answers before the wait
 // begins: some clients (etcd's) wait for a connection as long as their
 // context lasts, and the wait for the lock may have no end. Stores that
-// cannot be inspected are not probed.
+// cannot be inspected are not probed: their Inspect fails at once, without
+// a call to the store.
 func (a *app) probe(ctx context.Context, f *runFlags, m *locker.Mutex) int {
-	if !locker.Supports(m.Lockable(), locker.CapInspect) {
-		return exitOK
-	}
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	if _, err := m.Inspect(ctx); err != nil {
-		if errors.Is(err, locker.ErrInvalid) {
+		switch {
+		case errors.Is(err, errors.ErrUnsupported):
+			return exitOK
+		case errors.Is(err, locker.ErrInvalid):
 			// The store answered: it is misconfigured (a wrong password,
 			// a TLS mismatch), which no retry fixes.
 			a.errorf("%v", err)

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/lockconfig"
 	"github.com/distlock/distlock/locker"
 )
@@ -108,9 +107,9 @@ func (f *backendFlags) mode() lockconfig.Mode {
 	return ""
 }
 
-// open resolves the flags and opens the backend. It returns the exit status
-// to use when it fails.
-func (f *backendFlags) open(ctx context.Context, a *app) (driver.Backend, int) {
+// open resolves the flags and opens the Store they describe, the one Store
+// of the run. It returns the exit status to use when it fails.
+func (f *backendFlags) open(ctx context.Context, a *app) (*locker.Store, int) {
 	c, err := f.resolve(a.getenv)
 	if err != nil {
 		a.errorf("%v", err)
@@ -118,7 +117,7 @@ func (f *backendFlags) open(ctx context.Context, a *app) (driver.Backend, int) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
-	b, err := lockconfig.Open(ctx, c)
+	s, err := lockconfig.Open(ctx, c)
 	switch {
 	case errors.Is(err, locker.ErrInvalid):
 		a.errorf("%v", err)
@@ -127,7 +126,7 @@ func (f *backendFlags) open(ctx context.Context, a *app) (driver.Backend, int) {
 		a.errorf("%v", err)
 		return nil, exitUnavailable
 	}
-	return b, exitOK
+	return s, exitOK
 }
 
 // usageError is a mistake in the command line or configuration.

@@ -63,11 +63,11 @@ func (a *app) run(ctx context.Context, args []string) int {
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 
-	lease, backend, code := a.acquire(ctx, &f, name, sigs)
+	lease, store, code := a.acquire(ctx, &f, name, sigs)
 	if code != exitOK {
 		return code
 	}
-	defer backend.Close()
+	defer store.Close()
 	return a.supervise(lease, name, cmd, &f, sigs)
 }
 

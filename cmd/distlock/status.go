@@ -9,7 +9,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -37,11 +36,11 @@ func (a *app) status(ctx context.Context, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	m, backend, code := a.openMutex(ctx, &bf, name)
+	m, store, code := a.openMutex(ctx, &bf, name)
 	if code != exitOK {
 		return code
 	}
-	defer backend.Close()
+	defer store.Close()
 
 	ctx, cancel := context.WithTimeout(ctx, bf.timeout)
 	defer cancel()
@@ -112,18 +111,18 @@ func parseNameArgs(a *app, fs *flag.FlagSet, cmd string, args []string) (string,
 	return rest[0], -1
 }
 
-// openMutex opens the backend the flags describe and a Mutex for name on
-// it. The caller closes the backend.
-func (a *app) openMutex(ctx context.Context, bf *backendFlags, name string) (*locker.Mutex, driver.Backend, int) {
-	backend, code := bf.open(ctx, a)
+// openMutex opens the Store the flags describe and a Mutex for name from
+// it. The caller closes the Store.
+func (a *app) openMutex(ctx context.Context, bf *backendFlags, name string) (*locker.Mutex, *locker.Store, int) {
+	store, code := bf.open(ctx, a)
 	if code != exitOK {
 		return nil, nil, code
 	}
-	m, err := locker.New(backend, name)
+	m, err := store.Mutex(name)
 	if err != nil {
-		backend.Close()
+		store.Close()
 		a.errorf("%v", err)
 		return nil, nil, exitUsage
 	}
-	return m, backend, exitOK
+	return m, store, exitOK
 }

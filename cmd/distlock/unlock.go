@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-
-	"github.com/distlock/distlock/locker"
 )
 
 func (a *app) unlock(ctx context.Context, args []string) int {
@@ -23,18 +21,17 @@ func (a *app) unlock(ctx context.Context, args []string) int {
 		a.errorf("unlock: only --force is possible: distlock does not know the holder's identity, and a lock is released by its holder")
 		return exitUsage
 	}
-	m, backend, code := a.openMutex(ctx, &bf, name)
+	m, store, code := a.openMutex(ctx, &bf, name)
 	if code != exitOK {
 		return code
 	}
-	defer backend.Close()
+	defer store.Close()
 
 	ctx, cancel := context.WithTimeout(ctx, bf.timeout)
 	defer cancel()
-	var before locker.State
-	if locker.Supports(m.Lockable(), locker.CapInspect) {
-		before, _ = m.Inspect(ctx) // only to name the holder
-	}
+	// Only to name the holder: a store that cannot be inspected, or does
+	// not answer, leaves before empty and ForceUnlock says the rest.
+	before, _ := m.Inspect(ctx)
 	held, err := m.ForceUnlock(ctx)
 	if err != nil {
 		a.errorf("%v", err)

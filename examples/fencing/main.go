@@ -21,7 +21,6 @@ import (
 	_ "github.com/distlock/distlock/backends/memcachelocker"
 	_ "github.com/distlock/distlock/backends/memlocker"
 	_ "github.com/distlock/distlock/backends/redislocker"
-	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/lockconfig"
 	"github.com/distlock/distlock/locker"
 )
@@ -37,7 +36,7 @@ func main() {
 
 // run plays the scenario on the store spec names, printing to w.
 func run(ctx context.Context, w io.Writer, spec string, lease time.Duration) error {
-	// Two clients of the store, as two processes would have.
+	// Two Stores, as two processes would have.
 	a, err := open(ctx, spec)
 	if err != nil {
 		return err
@@ -49,11 +48,11 @@ func run(ctx context.Context, w io.Writer, spec string, lease time.Duration) err
 	}
 	defer b.Close()
 	name := "fencing-demo/" + locker.NewOwner()[:6]
-	ma, err := locker.New(a, name)
+	ma, err := a.Mutex(name)
 	if err != nil {
 		return err
 	}
-	mb, err := locker.New(b, name)
+	mb, err := b.Mutex(name)
 	if err != nil {
 		return err
 	}
@@ -90,7 +89,8 @@ func run(ctx context.Context, w io.Writer, spec string, lease time.Duration) err
 	return nil
 }
 
-func open(ctx context.Context, spec string) (driver.Backend, error) {
+// open opens the Store spec describes: one URL, or a combinator of several.
+func open(ctx context.Context, spec string) (*locker.Store, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	return lockconfig.OpenSpec(ctx, spec)

@@ -1,5 +1,5 @@
 // Command multilock moves money between two accounts, each guarded by its
-// own lock, by locking both keys together (multilock.Keys): concurrent
+// own lock, by locking both keys together (locker.Keys): concurrent
 // transfers in opposite directions neither deadlock nor lose an update, and
 // the total stays the same.
 //
@@ -22,9 +22,7 @@ import (
 	_ "github.com/distlock/distlock/backends/memcachelocker"
 	_ "github.com/distlock/distlock/backends/memlocker"
 	_ "github.com/distlock/distlock/backends/redislocker"
-	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
-	"github.com/distlock/distlock/multilock"
 )
 
 func main() {
@@ -44,7 +42,7 @@ type transfer struct {
 }
 
 // run makes the transfers concurrently, each worker as a separate process
-// would (a client of its own), and prints the balances.
+// would (a Store of its own), and prints the balances.
 func run(ctx context.Context, w io.Writer, url string) error {
 	accounts := newBank(map[string]int{"alice": 100, "bob": 100})
 	// Lock names of their own, so that runs against a shared store do not
@@ -80,12 +78,12 @@ func run(ctx context.Context, w io.Writer, url string) error {
 // worker carries out one standing order with a Mutex over both accounts'
 // keys, listed in the order's own direction.
 func worker(ctx context.Context, url, prefix string, accounts *bank, o transfer) error {
-	backend, err := open(ctx, url)
+	store, err := open(ctx, url)
 	if err != nil {
 		return err
 	}
-	defer backend.Close()
-	m, err := pairMutex(backend, prefix+o.from, prefix+o.to)
+	defer store.Close()
+	m, err := pairMutex(store, prefix+o.from, prefix+o.to)
 	if err != nil {
 		return err
 	}
@@ -102,31 +100,19 @@ func worker(ctx context.Context, url, prefix string, accounts *bank, o transfer)
 	return nil
 }
 
-// pairMutex returns a Mutex over two keys of backend, held only while both
-// are.
-func pairMutex(backend driver.Backend, first, second string) (*locker.Mutex, error) {
-	a, err := locker.Key(backend, first)
-	if err != nil {
-		return nil, err
-	}
-	b, err := locker.Key(backend, second)
-	if err != nil {
-		return nil, err
-	}
-	both, err := multilock.Keys([]*locker.KeyLock{a, b})
-	if err != nil {
-		return nil, err
-	}
-	return locker.NewMutex(both)
+// pairMutex returns a Mutex over two keys of store, held only while both
+// are. The keys could as well be on different stores.
+func pairMutex(store *locker.Store, first, second string) (*locker.Mutex, error) {
+	return locker.Keys([]locker.Key{{Store: store, Name: first}, {Store: store, Name: second}})
 }
 
 func showBothHeld(ctx context.Context, w io.Writer, url, prefix string) error {
-	backend, err := open(ctx, url)
+	store, err := open(ctx, url)
 	if err != nil {
 		return err
 	}
-	defer backend.Close()
-	pair, err := pairMutex(backend, prefix+"alice", prefix+"bob")
+	defer store.Close()
+	pair, err := pairMutex(store, prefix+"alice", prefix+"bob")
 	if err != nil {
 		return err
 	}
@@ -143,7 +129,7 @@ func showBothHeld(ctx context.Context, w io.Writer, url, prefix string) error {
 	}
 	defer other.Close()
 	for _, name := range []string{"alice", "bob"} {
-		single, err := locker.New(other, prefix+name)
+		single, err := other.Mutex(prefix + name)
 		if err != nil {
 			return err
 		}
@@ -153,7 +139,8 @@ func showBothHeld(ctx context.Context, w io.Writer, url, prefix string) error {
 	return nil
 }
 
-func open(ctx context.Context, url string) (driver.Backend, error) {
+// open opens the Store at url, giving up after 10s.
+func open(ctx context.Context, url string) (*locker.Store, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	return locker.Open(ctx, url)

@@ -69,12 +69,14 @@ func run(ctx context.Context, w io.Writer) error {
 
 // play takes and contends a lock, then loses one.
 func play(ctx context.Context, tel *locker.Telemetry) error {
-	store := memlocker.NewStore()
-	first, err := locker.New(store.Client(), "nightly-report", locker.WithTelemetry(tel))
+	// Telemetry is the Store's: every Mutex from it reports.
+	store := locker.NewStore(memlocker.NewStore().Client(), locker.WithTelemetry(tel))
+	defer store.Close()
+	first, err := store.Mutex("nightly-report")
 	if err != nil {
 		return err
 	}
-	second, err := locker.New(store.Client(), "nightly-report", locker.WithTelemetry(tel))
+	second, err := store.Mutex("nightly-report")
 	if err != nil {
 		return err
 	}

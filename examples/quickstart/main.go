@@ -27,15 +27,19 @@ func main() {
 
 // run plays the demo, printing to w.
 func run(ctx context.Context, w io.Writer) error {
-	store := memlocker.NewStore()
+	// One in-memory lock server; each client of it is a driver, and a
+	// locker.Store over a driver is what a program holds.
+	server := memlocker.NewStore()
 
 	fmt.Fprintln(w, "== three workers, one lock ==")
 	shared := ledger{w: w}
 	var wg sync.WaitGroup
 	errs := make(chan error, 3)
 	for worker := 1; worker <= 3; worker++ {
-		// Each worker has its own client, as separate processes would.
-		m, err := locker.New(store.Client(), "ledger")
+		// Each worker has a Store of its own, as separate processes would.
+		store := locker.NewStore(server.Client())
+		defer store.Close()
+		m, err := store.Mutex("ledger")
 		if err != nil {
 			return err
 		}
@@ -62,7 +66,9 @@ func run(ctx context.Context, w io.Writer) error {
 	}
 
 	fmt.Fprintln(w, "== a lease that runs out ==")
-	slow, err := locker.New(store.Client(), "report")
+	slowStore := locker.NewStore(server.Client())
+	defer slowStore.Close()
+	slow, err := slowStore.Mutex("report")
 	if err != nil {
 		return err
 	}
@@ -74,7 +80,9 @@ func run(ctx context.Context, w io.Writer) error {
 	<-lease.Done()
 	fmt.Fprintf(w, "slow worker's Done fired: %v\n", lease.Err())
 
-	fast, err := locker.New(store.Client(), "report")
+	fastStore := locker.NewStore(server.Client())
+	defer fastStore.Close()
+	fast, err := fastStore.Mutex("report")
 	if err != nil {
 		return err
 	}

@@ -40,13 +40,13 @@ func main() {
 
 // run holds a lock with a watchdog lease of lease for work, printing to w.
 func run(ctx context.Context, w io.Writer, rawURL string, lease, work time.Duration) error {
-	backend, err := locker.Open(ctx, rawURL)
+	store, err := locker.Open(ctx, rawURL)
 	if err != nil {
 		return err
 	}
-	defer backend.Close()
+	defer store.Close()
 	name := "examples/redis/" + locker.NewOwner()[:6]
-	m, err := locker.New(backend, name, locker.WithWatchdogLease(lease))
+	m, err := store.Mutex(name, locker.WithWatchdogLease(lease))
 	if err != nil {
 		return err
 	}
@@ -62,12 +62,13 @@ func run(ctx context.Context, w io.Writer, rawURL string, lease, work time.Durat
 	defer l.Unlock(context.WithoutCancel(ctx))
 	fmt.Fprintf(w, "holding %q with token %d; the lease is %v, renewed every %v\n", name, l.Token(), lease, lease/3)
 
+	// Another process's Store, over a connection of its own.
 	other, err := locker.Open(ctx, rawURL)
 	if err != nil {
 		return err
 	}
 	defer other.Close()
-	rival, err := locker.New(other, name)
+	rival, err := other.Mutex(name)
 	if err != nil {
 		return err
 	}

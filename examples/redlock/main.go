@@ -7,6 +7,10 @@
 //	go run ./examples/redlock redis://h1:6379 redis://h2:6379 redis://h3:6379 redis://h4:6379 redis://h5:6379
 //	go run ./examples/redlock redis://h1:6379 redis://h2:6379 etcd://h3:2379   # mixed stores
 //
+// A RedLock is a driver over member drivers: redlock.New combines the
+// stores and locker.NewStore makes the result the Store a program holds
+// (lockconfig.OpenSpec does both from a spec such as "redlock: URL URL URL").
+//
 // Stores that started less than the restart guard (30s) ago do not count
 // toward the quorum; -restart-guard 0s turns the guard off for a try-out on
 // fresh servers.
@@ -26,13 +30,14 @@ import (
 	_ "github.com/distlock/distlock/backends/memcachelocker"
 	_ "github.com/distlock/distlock/backends/memlocker"
 	_ "github.com/distlock/distlock/backends/redislocker"
+	"github.com/distlock/distlock/combine"
 	"github.com/distlock/distlock/driver"
-	"github.com/distlock/distlock/lockconfig"
 	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/redlock"
 )
 
 func main() {
-	guard := flag.String("restart-guard", "", "RedLock restart guard, e.g. 0s (default 30s)")
+	guard := flag.Duration("restart-guard", combine.DefaultRestartGuard, "a store that restarted less than this ago does not count toward the quorum (0s: off)")
 	flag.Usage = func() {
 		fmt.Fprintln(flag.CommandLine.Output(), "usage: redlock [-restart-guard D] [URL...]   (no URL: five in-memory stores)")
 		flag.PrintDefaults()
@@ -44,35 +49,35 @@ func main() {
 			urls = append(urls, fmt.Sprintf("mem://redlock-%d", i))
 		}
 	}
-	c := lockconfig.Config{Mode: lockconfig.RedLock, URLs: urls, RestartGuard: *guard}
-	if err := run(context.Background(), os.Stdout, c); err != nil {
+	if err := run(context.Background(), os.Stdout, urls, combine.WithRestartGuard(*guard)); err != nil {
 		log.Fatal(err)
 	}
 }
 
-// run plays the scenario on the RedLock c describes, printing to w.
-func run(ctx context.Context, w io.Writer, c lockconfig.Config) error {
-	n := len(c.URLs)
+// run plays the scenario on a RedLock of the stores at urls, made with
+// opts, printing to w.
+func run(ctx context.Context, w io.Writer, urls []string, opts ...combine.Option) error {
+	n := len(urls)
 	quorum := n/2 + 1
 	fmt.Fprintf(w, "a RedLock of %d stores needs %d of them\n", n, quorum)
 	name := "examples/redlock/" + locker.NewOwner()[:6]
 
 	// Two clients, as two processes would have: each opens every store.
-	a, err := lockconfig.Open(ctx, c)
+	a, err := openRedLock(ctx, urls, opts)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	b, err := lockconfig.Open(ctx, c)
+	b, err := openRedLock(ctx, urls, opts)
 	if err != nil {
 		return err
 	}
 	defer b.Close()
-	ma, err := locker.New(a, name)
+	ma, err := a.Mutex(name)
 	if err != nil {
 		return err
 	}
-	mb, err := locker.New(b, name)
+	mb, err := b.Mutex(name)
 	if err != nil {
 		return err
 	}
@@ -102,7 +107,7 @@ func run(ctx context.Context, w io.Writer, c lockconfig.Config) error {
 	// A third party holds the key on some stores directly, as a store that
 	// lost its data and granted it again, or a stuck old holder, would.
 	for _, refusing := range []int{quorum - 1, quorum} {
-		release, err := occupy(ctx, c.URLs[:refusing], name)
+		release, err := occupy(ctx, urls[:refusing], name)
 		if err != nil {
 			return err
 		}
@@ -125,8 +130,34 @@ func run(ctx context.Context, w io.Writer, c lockconfig.Config) error {
 	return nil
 }
 
-// occupy takes key on each store of urls for a stranger, and returns how to
-// give it back.
+// openRedLock opens every store at urls and returns a Store over a RedLock
+// of them. The Store owns the RedLock, and the RedLock its members: closing
+// the Store closes them all.
+func openRedLock(ctx context.Context, urls []string, opts []combine.Option) (*locker.Store, error) {
+	var members []driver.Backend
+	closeMembers := func() {
+		for _, m := range members {
+			_ = m.Close()
+		}
+	}
+	for _, u := range urls {
+		d, err := driver.Open(ctx, u)
+		if err != nil {
+			closeMembers()
+			return nil, err
+		}
+		members = append(members, d)
+	}
+	rl, err := redlock.New(members, opts...)
+	if err != nil {
+		closeMembers()
+		return nil, err
+	}
+	return locker.NewStore(rl), nil
+}
+
+// occupy takes key on each store of urls for a stranger, straight on the
+// drivers, and returns how to give it back.
 func occupy(ctx context.Context, urls []string, key string) (release func() error, err error) {
 	const stranger = "someone-else"
 	var held []driver.Backend
@@ -141,7 +172,7 @@ func occupy(ctx context.Context, urls []string, key string) (release func() erro
 		return errors.Join(errs...)
 	}
 	for _, u := range urls {
-		b, err := locker.Open(ctx, u)
+		b, err := driver.Open(ctx, u)
 		if err != nil {
 			return nil, errors.Join(err, release())
 		}

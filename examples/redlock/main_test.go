@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/distlock/distlock/combine"
 	"github.com/distlock/distlock/internal/redistest"
-	"github.com/distlock/distlock/lockconfig"
 )
 
 func TestMain(m *testing.M) {
@@ -31,7 +31,7 @@ func TestRedlockRunsWithoutAServer(t *testing.T) {
 		urls = append(urls, "mem://redlock-test-"+n)
 	}
 	var out strings.Builder
-	require.NoError(t, run(context.Background(), &out, lockconfig.Config{Mode: lockconfig.RedLock, URLs: urls}))
+	require.NoError(t, run(context.Background(), &out, urls))
 	assert.Equal(t, wantOutput, out.String())
 }
 
@@ -43,8 +43,7 @@ func TestRedlockOnFiveRedisServers(t *testing.T) {
 	var out strings.Builder
 	// The servers have just started: without turning the guard off, none
 	// would count for 30 s.
-	c := lockconfig.Config{Mode: lockconfig.RedLock, URLs: urls, RestartGuard: "0s"}
-	require.NoError(t, run(context.Background(), &out, c))
+	require.NoError(t, run(context.Background(), &out, urls, combine.WithRestartGuard(0)))
 	got := out.String()
 	t.Log(got)
 	// Redis tokens are seeded from the server clock: compare all but them.
@@ -54,7 +53,7 @@ func TestRedlockOnFiveRedisServers(t *testing.T) {
 	assert.Contains(t, got, "3 of 5 stores refuse: A does not get the lock (only 2 agree)")
 
 	out.Reset()
-	err := run(context.Background(), &out, lockconfig.Config{Mode: lockconfig.RedLock, URLs: urls})
+	err := run(context.Background(), &out, urls)
 	require.Error(t, err, "fresh servers are inside the default restart guard")
 	assert.Contains(t, err.Error(), "restart-guard")
 }
