@@ -2,6 +2,7 @@ package driver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -53,14 +54,18 @@ func CheckRequest(r Request) error {
 }
 
 // Guard is a Backend's close guard: it turns calls after Close away with
-// ErrClosed, and lets Close wait for the calls in flight before it releases
-// what they use. The zero Guard is open.
+// ErrClosed, ends what calls in flight wait on, and lets Close wait for them
+// before it releases what they use. The zero Guard is open.
 type Guard struct {
 	mu       sync.RWMutex
 	closed   bool
 	inflight sync.WaitGroup
 	once     sync.Once
 	err      error
+
+	haltOnce sync.Once
+	halted   context.Context // ended when Close begins
+	halt     context.CancelFunc
 }
 
 // Enter starts a call. It returns ErrClosed after Close; otherwise the call
@@ -85,19 +90,50 @@ func (g *Guard) Closed() bool {
 	return g.closed
 }
 
-// Close turns new calls away, waits for the calls in flight, and then runs
-// release, once. Every call returns release's error. Calls in flight end by
-// their contexts, so a Backend whose calls may outlast them should end them
-// first (for example by closing connections in release's place).
-func (g *Guard) Close(release func() error) error {
+// Bind returns ctx, ended also when Close begins, for a call that may wait
+// on the store (a connection, a reply) past the moment Close should end it.
+// Call cancel when the call ends. It costs a context per call: a call that
+// cannot block, or whose blocking Close ends another way (by closing the
+// connections, see Close), need not be bound.
+func (g *Guard) Bind(ctx context.Context) (context.Context, context.CancelFunc) {
+	bound, end := context.WithCancel(ctx)
+	unhook := context.AfterFunc(g.haltContext(), end)
+	return bound, func() {
+		unhook()
+		end()
+	}
+}
+
+// Halted returns a channel closed when Close begins, for what a Backend
+// runs in the background.
+func (g *Guard) Halted() <-chan struct{} { return g.haltContext().Done() }
+
+func (g *Guard) haltContext() context.Context {
+	g.haltOnce.Do(func() { g.halted, g.halt = context.WithCancel(context.Background()) })
+	return g.halted
+}
+
+// Close turns new calls away, ends the contexts of Bind, runs cut (when not
+// nil) to end what else calls in flight wait on (such as connections a
+// client owns), waits for the calls in flight, and then runs release
+// (when not nil), once. Every call returns cut's error joined with
+// release's.
+func (g *Guard) Close(cut, release func() error) error {
 	g.once.Do(func() {
 		g.mu.Lock()
 		g.closed = true
 		g.mu.Unlock()
+		g.haltContext()
+		g.halt()
+		var cutErr, releaseErr error
+		if cut != nil {
+			cutErr = cut()
+		}
 		g.inflight.Wait()
 		if release != nil {
-			g.err = release()
+			releaseErr = release()
 		}
+		g.err = errors.Join(cutErr, releaseErr)
 	})
 	return g.err
 }

@@ -53,12 +53,9 @@ type Backend struct {
 	bg    background
 
 	// guard turns calls away after Close and lets Close wait for the calls
-	// in flight; halted ends with Close, and ends those calls' contexts
-	// with it, so that Close does not wait out a server that does not
-	// answer.
-	guard  driver.Guard
-	halted context.Context
-	halt   context.CancelFunc
+	// in flight; their contexts are bound to it (see call), so that Close
+	// does not wait out a server that does not answer.
+	guard driver.Guard
 
 	mu      sync.Mutex // guards watches
 	watches map[string]*keyWatch
@@ -105,15 +102,10 @@ func (b *Backend) call(ctx context.Context) (_ context.Context, done func(), _ e
 	if err := b.guard.Enter(); err != nil {
 		return ctx, nil, err
 	}
-	if b.halted.Err() != nil {
-		// Close has begun and is cancelling the calls in flight.
-		b.guard.Exit()
-		return ctx, nil, driver.ErrClosed
-	}
 	ctx, cancel := context.WithTimeout(ctx, b.callTimeout)
-	unhook := context.AfterFunc(b.halted, cancel)
+	ctx, unbind := b.guard.Bind(ctx)
 	done = func() {
-		unhook()
+		unbind()
 		cancel()
 		b.guard.Exit()
 	}
@@ -132,7 +124,6 @@ func New(cli *clientv3.Client, opts ...Option) (*Backend, error) {
 		return nil, fmt.Errorf("etcdlocker: %w: nil client", driver.ErrInvalid)
 	}
 	b := &Backend{cli: cli, prefix: DefaultPrefix, callTimeout: DefaultCallTimeout, clock: time.Now, watches: make(map[string]*keyWatch)}
-	b.halted, b.halt = context.WithCancel(context.Background())
 	for _, opt := range opts {
 		if err := opt(b); err != nil {
 			return nil, err
@@ -159,8 +150,7 @@ func (b *Backend) Granularity() time.Duration { return time.Second }
 // the backend was opened from a URL, closes its client. Later calls return
 // driver.ErrClosed. Locks stay until their leases end.
 func (b *Backend) Close() error {
-	b.halt()
-	return b.guard.Close(func() error {
+	return b.guard.Close(nil, func() error {
 		b.mu.Lock()
 		ws := b.watches
 		b.watches = nil

@@ -86,7 +86,7 @@ func (b *Backend) Watch(ctx context.Context, key string, fn func()) (func(), err
 	case <-ctx.Done():
 		stop()
 		return nil, failed(ctx.Err())
-	case <-b.halted.Done():
+	case <-b.guard.Halted():
 		// Close is waiting for this call: the watch would end with it.
 		stop()
 		return nil, driver.ErrClosed

@@ -114,7 +114,7 @@ func (b *Backend) Granularity() time.Duration { return time.Second }
 // dead server. A backend opened from a URL then closes its client; one made
 // with New does not.
 func (b *Backend) Close() error {
-	return b.guard.Close(func() error {
+	return b.guard.Close(nil, func() error {
 		if !b.ownClient {
 			return nil
 		}

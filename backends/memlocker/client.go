@@ -13,10 +13,8 @@ import (
 type Client struct {
 	store *Store
 	// guard turns calls away after Close and lets Close wait for the calls
-	// in flight; closing ends the latencies those calls may be sleeping.
-	guard     driver.Guard
-	closing   chan struct{}
-	closeOnce sync.Once
+	// in flight; its Halted ends the latencies those calls may be sleeping.
+	guard driver.Guard
 
 	mu       sync.Mutex
 	faults   faults
@@ -41,7 +39,6 @@ var (
 func (s *Store) Client() *Client {
 	return &Client{
 		store:    s,
-		closing:  make(chan struct{}),
 		calls:    make(map[string]int),
 		watchers: make(map[*driver.Callback]watched),
 	}
@@ -124,8 +121,7 @@ func (c *Client) ExpireBatch(ctx context.Context, renewals []driver.Renewal) []e
 // once the calls in flight have returned the client's watchers are
 // stopped. Locks it holds stay until they expire.
 func (c *Client) Close() error {
-	c.closeOnce.Do(func() { close(c.closing) })
-	return c.guard.Close(func() error {
+	return c.guard.Close(nil, func() error {
 		c.mu.Lock()
 		ws := c.watchers
 		c.watchers = nil

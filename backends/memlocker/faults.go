@@ -121,7 +121,7 @@ func (c *Client) call(ctx context.Context, op string, run func()) error {
 		case <-t.C:
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-c.closing:
+		case <-c.guard.Halted():
 			return driver.ErrClosed
 		}
 	}

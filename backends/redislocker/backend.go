@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -35,13 +34,8 @@ type Backend struct {
 	notify  *notifier
 
 	// guard turns calls away after Close and lets Close wait for the calls
-	// in flight; halted ends with Close, and ends those calls' contexts
-	// with it.
-	guard  driver.Guard
-	halted context.Context
-	halt   context.CancelFunc
-	// closeClient closes an owned client once, ahead of the guard's wait.
-	closeClient sync.Once
+	// in flight.
+	guard driver.Guard
 }
 
 var (
@@ -82,7 +76,6 @@ func New(client redis.UniversalClient, opts ...Option) (*Backend, error) {
 		b.cluster, b.publish = c, "SPUBLISH"
 	}
 	b.notify = newNotifier(b)
-	b.halted, b.halt = context.WithCancel(context.Background())
 	return b, nil
 }
 
@@ -92,54 +85,31 @@ func (b *Backend) Client() redis.UniversalClient { return b.client }
 // Prefix returns the key prefix.
 func (b *Backend) Prefix() string { return b.cfg.prefix }
 
-// Close cancels the calls in progress and waits for them, stops the
-// backend's pub/sub connections and their goroutines, and closes the
-// client if the backend owns it (WithOwnedClient, or opened from a URL).
-// Locks stay on the server until their leases end. Calls after Close
-// return driver.ErrClosed; closing twice is harmless.
+// Close turns new calls away, closes the client first if the backend owns
+// it (WithOwnedClient, or opened from a URL), which ends the commands on its
+// connections (their outcome is unknown), waits for the calls in flight,
+// and stops the backend's pub/sub connections and their goroutines. Locks
+// stay on the server until their leases end. Calls after Close return
+// driver.ErrClosed; closing twice is harmless.
 //
-// Cancelling ends a call that waits for a connection or for the ordering
-// of its subscription at once. go-redis does not interrupt a command
-// already written, though, so Close closes a client it owns first, which
-// ends the commands on its connections (their outcome is unknown). With
-// the caller's client, a call waiting for a server that stopped answering
-// ends by its context's deadline (with ContextTimeoutEnabled) or the
-// client's ReadTimeout, and Close waits that long at most.
+// With the caller's client, a call waiting for a server that stopped
+// answering ends by its context's deadline (with ContextTimeoutEnabled) or
+// the client's ReadTimeout, and Close waits that long at most: lock calls
+// are not bound to Close, which would cost each a context. Subscriptions
+// are, and end at once.
 func (b *Backend) Close() error {
-	b.halt()
-	var clientErr error
+	var cut func() error
 	if b.cfg.ownsClient {
-		b.closeClient.Do(func() { clientErr = b.client.Close() })
+		cut = b.client.Close
 	}
-	return b.guard.Close(func() error {
+	return b.guard.Close(cut, func() error {
 		b.notify.close()
-		return clientErr
+		return nil
 	})
 }
 
 // keys returns the Redis names of lock key.
 func (b *Backend) keys(key string) keys { return keysFor(b.cfg.prefix, key, b.cluster != nil) }
-
-// call starts a call once the close guard lets it in: it returns
-// driver.ErrClosed after Close, and otherwise ctx ended by Close as well.
-// When call returns nil, the caller must call done at the end of the call.
-func (b *Backend) call(ctx context.Context) (_ context.Context, done func(), _ error) {
-	if err := b.guard.Enter(); err != nil {
-		return ctx, nil, err
-	}
-	if b.halted.Err() != nil {
-		// Close has begun and is cancelling the calls in flight.
-		b.guard.Exit()
-		return ctx, nil, driver.ErrClosed
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	unhook := context.AfterFunc(b.halted, cancel)
-	return ctx, func() {
-		unhook()
-		cancel()
-		b.guard.Exit()
-	}, nil
-}
 
 // millis converts a lease to whole milliseconds, rounding up so a lease is
 // never shorter than asked.
@@ -159,11 +129,10 @@ func (b *Backend) TryLock(ctx context.Context, r driver.Request) (driver.Grant, 
 	if r.Floor > maxFloor {
 		return driver.Grant{}, fmt.Errorf("redislocker: %w: floor %d above %d", driver.ErrInvalid, r.Floor, uint64(maxFloor))
 	}
-	ctx, done, err := b.call(ctx)
-	if err != nil {
+	if err := b.guard.Enter(); err != nil {
 		return driver.Grant{}, err
 	}
-	defer done()
+	defer b.guard.Exit()
 	return b.tryLock(ctx, r)
 }
 
@@ -229,12 +198,11 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 	if err := driver.CheckOwner(key, owner); err != nil {
 		return err
 	}
-	ctx, done, err := b.call(ctx)
-	if err != nil {
+	if err := b.guard.Enter(); err != nil {
 		return err
 	}
-	defer done()
-	err = b.unlock(ctx, key, owner)
+	defer b.guard.Exit()
+	err := b.unlock(ctx, key, owner)
 	if err != nil && err != driver.ErrNotHeld {
 		return b.failed(err)
 	}
@@ -264,11 +232,10 @@ func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Durati
 	if err := driver.CheckLease(key, owner, ttl); err != nil {
 		return err
 	}
-	ctx, done, err := b.call(ctx)
-	if err != nil {
+	if err := b.guard.Enter(); err != nil {
 		return err
 	}
-	defer done()
+	defer b.guard.Exit()
 	k := b.keys(key)
 	reply, err := expireScript.run(ctx, b.client, []string{k.lock, k.fence},
 		owner, millis(ttl), millis(b.cfg.fenceLinger))

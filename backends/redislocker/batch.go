@@ -29,14 +29,13 @@ func (b *Backend) ExpireBatch(ctx context.Context, renewals []driver.Renewal) []
 	if len(renewals) == 0 {
 		return errs
 	}
-	ctx, done, err := b.call(ctx)
-	if err != nil {
+	if err := b.guard.Enter(); err != nil {
 		for i := range errs {
 			errs[i] = err
 		}
 		return errs
 	}
-	defer done()
+	defer b.guard.Exit()
 	bySlot := make(map[int]*batchCall)
 	var calls []*batchCall
 	for i, r := range renewals {

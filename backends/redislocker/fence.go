@@ -40,11 +40,10 @@ func (b *Backend) Fence(ctx context.Context, key, owner string, token uint64) er
 	if token == 0 {
 		return driver.Invalid("zero fencing token")
 	}
-	ctx, done, err := b.call(ctx)
-	if err != nil {
+	if err := b.guard.Enter(); err != nil {
 		return err
 	}
-	defer done()
+	defer b.guard.Exit()
 	k := b.keys(key)
 	reply, err := fenceScript.run(ctx, b.client, []string{k.lock, k.fence},
 		owner, strconv.FormatUint(token, 10), millis(b.cfg.fenceLinger))

@@ -15,11 +15,10 @@ func (b *Backend) Inspect(ctx context.Context, key string) (driver.State, error)
 	if err := driver.CheckKey(key); err != nil {
 		return driver.State{}, err
 	}
-	ctx, done, err := b.call(ctx)
-	if err != nil {
+	if err := b.guard.Enter(); err != nil {
 		return driver.State{}, err
 	}
-	defer done()
+	defer b.guard.Exit()
 	k := b.keys(key)
 	reply, err := inspectScript.run(ctx, b.client, []string{k.lock, k.fence})
 	if err != nil {
@@ -58,11 +57,10 @@ func (b *Backend) ForceUnlock(ctx context.Context, key string) (bool, error) {
 	if err := driver.CheckKey(key); err != nil {
 		return false, err
 	}
-	ctx, done, err := b.call(ctx)
-	if err != nil {
+	if err := b.guard.Enter(); err != nil {
 		return false, err
 	}
-	defer done()
+	defer b.guard.Exit()
 	k := b.keys(key)
 	reply, err := forceUnlockScript.run(ctx, b.client, k.queued(), b.publish, millis(b.cfg.fenceLinger))
 	if err != nil {

@@ -37,11 +37,14 @@ func (b *Backend) watch(ctx context.Context, key string, channel func(keys) stri
 	if fn == nil {
 		return nil, driver.Invalid("nil callback")
 	}
-	ctx, done, err := b.call(ctx)
-	if err != nil {
+	// A subscription waits on its connection and on the subscriber's
+	// order: bound to Close, so that Close does not wait that out.
+	if err := b.guard.Enter(); err != nil {
 		return nil, err
 	}
-	defer done()
+	defer b.guard.Exit()
+	ctx, unbind := b.guard.Bind(ctx)
+	defer unbind()
 	k := b.keys(key)
 	slot := 0
 	if b.cluster != nil {

@@ -19,11 +19,10 @@ func (b *Backend) Dequeue(ctx context.Context, key, owner string) error {
 	if err := driver.CheckOwner(key, owner); err != nil {
 		return err
 	}
-	ctx, done, err := b.call(ctx)
-	if err != nil {
+	if err := b.guard.Enter(); err != nil {
 		return err
 	}
-	defer done()
+	defer b.guard.Exit()
 	k := b.keys(key)
 	reply, err := dequeueScript.run(ctx, b.client, k.queued(), owner, b.publish, millis(b.cfg.fenceLinger))
 	if err != nil {

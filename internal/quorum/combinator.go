@@ -156,7 +156,7 @@ func (c *combinator) Granularity() time.Duration { return c.gran }
 // members' leases end them anyway), and closes every member if the
 // combinator owns them (New), once, returning their errors joined.
 func (c *combinator) Close() error {
-	return c.guard.Close(func() error {
+	return c.guard.Close(nil, func() error {
 		c.bg.close() // the members are about to be closed: their releases would fail
 		if !c.owned {
 			return nil
