@@ -90,18 +90,14 @@ func (g *Guard) Closed() bool {
 	return g.closed
 }
 
-// Bind returns ctx, ended also when Close begins, for a call that may wait
-// on the store (a connection, a reply) past the moment Close should end it.
-// Call cancel when the call ends. It costs a context per call: a call that
-// cannot block, or whose blocking Close ends another way (by closing the
-// connections, see Close), need not be bound.
-func (g *Guard) Bind(ctx context.Context) (context.Context, context.CancelFunc) {
-	bound, end := context.WithCancel(ctx)
-	unhook := context.AfterFunc(g.haltContext(), end)
-	return bound, func() {
-		unhook()
-		end()
-	}
+// Bind arranges for cancel, the cancellation of a call's context, to be
+// called when Close begins, so that a call that waits on the store (a
+// connection, a reply) past that moment ends instead of holding Close up.
+// Call unbind when the call ends. A call that cannot block, or whose
+// blocking Close ends another way (by closing the connections, see Close),
+// need not be bound, and saves the cost.
+func (g *Guard) Bind(cancel context.CancelFunc) (unbind func() bool) {
+	return context.AfterFunc(g.haltContext(), cancel)
 }
 
 // Halted returns a channel closed when Close begins, for what a Backend

@@ -33,8 +33,9 @@ func TestChecksSayWhatIsWrong(t *testing.T) {
 func TestGuardWaitsForCallsInFlight(t *testing.T) {
 	var g driver.Guard
 	require.NoError(t, g.Enter())
-	ctx, unbind := g.Bind(context.Background())
-	defer unbind()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	defer g.Bind(cancel)()
 
 	var order []string
 	closed := make(chan error, 1)

@@ -97,23 +97,32 @@ func WithCallTimeout(d time.Duration) Option {
 
 // call starts a call: after the close guard lets it in, it bounds ctx by
 // the call timeout and by Close, and waits for a connection (see connect).
-// When call returns nil, the caller must call done at the end of the call.
-func (b *Backend) call(ctx context.Context) (_ context.Context, done func(), _ error) {
+// When call returns nil, the caller must end the call with its end.
+func (b *Backend) call(ctx context.Context) (context.Context, callEnd, error) {
 	if err := b.guard.Enter(); err != nil {
-		return ctx, nil, err
+		return ctx, callEnd{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, b.callTimeout)
-	ctx, unbind := b.guard.Bind(ctx)
-	done = func() {
-		unbind()
-		cancel()
-		b.guard.Exit()
-	}
+	c := callEnd{b: b, cancel: cancel, unbind: b.guard.Bind(cancel)}
 	if err := b.connect(ctx); err != nil {
-		done()
-		return ctx, nil, failed(err)
+		c.end()
+		return ctx, callEnd{}, failed(err)
 	}
-	return ctx, done, nil
+	return ctx, c, nil
+}
+
+// callEnd ends a call that call started. It is a value, not a closure, so
+// that a call allocates nothing for it.
+type callEnd struct {
+	b      *Backend
+	cancel context.CancelFunc
+	unbind func() bool
+}
+
+func (c callEnd) end() {
+	c.unbind()
+	c.cancel()
+	c.b.guard.Exit()
 }
 
 // New returns a Backend over cli. Close stops the backend's watches and

@@ -28,11 +28,11 @@ func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Durati
 	if err := checkLease(key, owner, ttl); err != nil {
 		return err
 	}
-	ctx, done, err := b.call(ctx)
+	ctx, call, err := b.call(ctx)
 	if err != nil {
 		return err
 	}
-	defer done()
+	defer call.end()
 	errs := []error{nil}
 	b.renew(ctx, []driver.Renewal{{Key: key, Owner: owner, TTL: ttl}}, []int{0}, errs)
 	return errs[0]
@@ -53,14 +53,14 @@ func (b *Backend) ExpireBatch(ctx context.Context, renewals []driver.Renewal) []
 	if len(todo) == 0 {
 		return errs
 	}
-	ctx, done, err := b.call(ctx)
+	ctx, call, err := b.call(ctx)
 	if err != nil {
 		for _, i := range todo {
 			errs[i] = err
 		}
 		return errs
 	}
-	defer done()
+	defer call.end()
 	b.renew(ctx, renewals, todo, errs)
 	return errs
 }

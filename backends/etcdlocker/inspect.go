@@ -16,11 +16,11 @@ func (b *Backend) Inspect(ctx context.Context, key string) (driver.State, error)
 	if err := driver.CheckKey(key); err != nil {
 		return driver.State{}, err
 	}
-	ctx, done, err := b.call(ctx)
+	ctx, call, err := b.call(ctx)
 	if err != nil {
 		return driver.State{}, err
 	}
-	defer done()
+	defer call.end()
 	st, err := b.inspect(ctx, key)
 	if err != nil {
 		return driver.State{}, failed(err)
@@ -64,11 +64,11 @@ func (b *Backend) ForceUnlock(ctx context.Context, key string) (bool, error) {
 	if err := driver.CheckKey(key); err != nil {
 		return false, err
 	}
-	ctx, done, err := b.call(ctx)
+	ctx, call, err := b.call(ctx)
 	if err != nil {
 		return false, err
 	}
-	defer done()
+	defer call.end()
 	k := b.etcdKey(key)
 	resp, err := b.cli.Delete(ctx, k, clientv3.WithPrevKV())
 	if err != nil {

@@ -48,11 +48,11 @@ func (b *Backend) TryLock(ctx context.Context, r driver.Request) (driver.Grant, 
 	if err := checkMaxLease(r.TTL); err != nil {
 		return driver.Grant{}, err
 	}
-	ctx, done, err := b.call(ctx)
+	ctx, call, err := b.call(ctx)
 	if err != nil {
 		return driver.Grant{}, err
 	}
-	defer done()
+	defer call.end()
 	g, err := b.tryLock(ctx, r.Key, r.Owner, r.TTL)
 	if err != nil {
 		return driver.Grant{}, failed(err)

@@ -19,11 +19,11 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 	if err := driver.CheckOwner(key, owner); err != nil {
 		return err
 	}
-	ctx, done, err := b.call(ctx)
+	ctx, call, err := b.call(ctx)
 	if err != nil {
 		return err
 	}
-	defer done()
+	defer call.end()
 	return failed(b.unlock(ctx, key, owner))
 }
 

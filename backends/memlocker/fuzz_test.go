@@ -231,10 +231,10 @@ func FuzzStoreMatchesModel(f *testing.F) {
 			case 7:
 				got, err := c.TryLock(ctx, driver.Request{Key: key, Owner: owner, TTL: ttl, Patience: patience})
 				if err != nil {
-					t.Fatalf("call %d TryLockQueued(%s, %s): %v", i/3, key, owner, err)
+					t.Fatalf("call %d TryLock with patience (%s, %s): %v", i/3, key, owner, err)
 				}
 				if want := m.tryLock(key, owner, ttl, patience); got != want {
-					t.Fatalf("call %d TryLockQueued(%s, %s, %v, %v) = %+v, model says %+v", i/3, key, owner, ttl, patience, got, want)
+					t.Fatalf("call %d TryLock(%s, %s, %v, patience %v) = %+v, model says %+v", i/3, key, owner, ttl, patience, got, want)
 				}
 			case 8:
 				if err := c.Dequeue(ctx, key, owner); err != nil {

@@ -45,9 +45,9 @@ func TestFence(t *testing.T) {
 	assert.Greater(t, next.Token, raised, "the next holder's token exceeds the raised one")
 }
 
-// TestTryLockAbove: a new token is at least the floor; a counter already
+// TestTryLockFloor: a new token is at least the floor; a counter already
 // above the floor goes on from itself; re-entry keeps the token.
-func TestTryLockAbove(t *testing.T) {
+func TestTryLockFloor(t *testing.T) {
 	srv := redistest.Start(t)
 	b := newBackend(t, srv.Addr())
 	ctx := context.Background()

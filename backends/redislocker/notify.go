@@ -43,8 +43,9 @@ func (b *Backend) watch(ctx context.Context, key string, channel func(keys) stri
 		return nil, err
 	}
 	defer b.guard.Exit()
-	ctx, unbind := b.guard.Bind(ctx)
-	defer unbind()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer b.guard.Bind(cancel)()
 	k := b.keys(key)
 	slot := 0
 	if b.cluster != nil {
