@@ -3,6 +3,7 @@ package driver
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/url"
 	"slices"
 	"strings"
@@ -101,4 +102,29 @@ func redactParseError(err error) error {
 		return ue.Err
 	}
 	return err
+}
+
+// Hosts splits u's host, a comma-separated list ("a:2379,b:2379" or
+// "a,b"), into host:port addresses, giving a host without a port
+// defaultPort. It fails with ErrInvalid on an empty list, an empty entry,
+// or an entry without a host name.
+func Hosts(u *url.URL, defaultPort string) ([]string, error) {
+	if u.Host == "" {
+		return nil, Invalid("no host")
+	}
+	var hosts []string
+	for h := range strings.SplitSeq(u.Host, ",") {
+		if h == "" {
+			return nil, Invalid(fmt.Sprintf("empty host in %q", u.Host))
+		}
+		host, port, err := net.SplitHostPort(h)
+		if err != nil {
+			host, port = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]"), defaultPort
+		}
+		if host == "" || port == "" {
+			return nil, Invalid(fmt.Sprintf("host %q needs a name and a port", h))
+		}
+		hosts = append(hosts, net.JoinHostPort(host, port))
+	}
+	return hosts, nil
 }

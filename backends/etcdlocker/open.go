@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"slices"
@@ -114,26 +113,17 @@ func parseURL(u *url.URL) (clientv3.Config, string, error) {
 	if u.Fragment != "" {
 		return bad("an etcd URL has no fragment")
 	}
-	if u.Host == "" {
-		return bad("no host")
+	hosts, err := driver.Hosts(u, defaultPort)
+	if err != nil {
+		return clientv3.Config{}, "", fmt.Errorf("etcdlocker: %w", err)
 	}
 	httpScheme := "http"
 	if secure {
 		httpScheme = "https"
 	}
-	var endpoints []string
-	for _, h := range strings.Split(u.Host, ",") {
-		if h == "" {
-			return bad("empty host in %q", u.Host)
-		}
-		host, port, err := net.SplitHostPort(h)
-		if err != nil {
-			host, port = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]"), defaultPort
-		}
-		if host == "" || port == "" {
-			return bad("host %q needs a name and a port", h)
-		}
-		endpoints = append(endpoints, httpScheme+"://"+net.JoinHostPort(host, port))
+	endpoints := make([]string, len(hosts))
+	for i, h := range hosts {
+		endpoints[i] = httpScheme + "://" + h
 	}
 
 	q := u.Query()

@@ -3,7 +3,6 @@ package memcachelocker
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/url"
 	"slices"
 	"strconv"
@@ -94,23 +93,11 @@ func parseURL(u *url.URL) (urlConfig, error) {
 	if u.Fragment != "" {
 		return bad("a memcache URL has no fragment")
 	}
-	if u.Host == "" {
-		return bad("no host")
+	servers, err := driver.Hosts(u, defaultPort)
+	if err != nil {
+		return urlConfig{}, fmt.Errorf("memcachelocker: %w", err)
 	}
-	cfg := urlConfig{prefix: DefaultPrefix}
-	for _, h := range strings.Split(u.Host, ",") {
-		if h == "" {
-			return bad("empty host in %q", u.Host)
-		}
-		host, port, err := net.SplitHostPort(h)
-		if err != nil {
-			host, port = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]"), defaultPort
-		}
-		if host == "" || port == "" {
-			return bad("host %q needs a name and a port", h)
-		}
-		cfg.servers = append(cfg.servers, net.JoinHostPort(host, port))
-	}
+	cfg := urlConfig{prefix: DefaultPrefix, servers: servers}
 	q := u.Query()
 	for k, vs := range q {
 		if !slices.Contains(knownParams, k) {

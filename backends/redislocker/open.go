@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -129,7 +128,7 @@ func newURLClient(u *url.URL, q url.Values, files tlsFiles) (redis.UniversalClie
 		if strings.Trim(u.Path, "/") != "" {
 			return nil, errors.New("a cluster URL has no path (no database numbers on a cluster)")
 		}
-		hosts, err := splitHosts(u.Host)
+		hosts, err := driver.Hosts(u, "6379")
 		if err != nil {
 			return nil, err
 		}
@@ -153,7 +152,7 @@ func newURLClient(u *url.URL, q url.Values, files tlsFiles) (redis.UniversalClie
 		if parts[0] == "" || len(parts) > 2 {
 			return nil, errors.New("a sentinel URL's path is /master or /master/db")
 		}
-		hosts, err := splitHosts(u.Host)
+		hosts, err := driver.Hosts(u, "6379")
 		if err != nil {
 			return nil, err
 		}
@@ -181,22 +180,6 @@ func newURLClient(u *url.URL, q url.Values, files tlsFiles) (redis.UniversalClie
 		return redis.NewFailoverClient(o), nil
 	}
 	return nil, fmt.Errorf("unknown scheme %q", u.Scheme)
-}
-
-// splitHosts splits a comma-separated host list, giving each host without
-// a port the default 6379.
-func splitHosts(list string) ([]string, error) {
-	var hosts []string
-	for h := range strings.SplitSeq(list, ",") {
-		if h == "" {
-			return nil, errors.New("empty host in the host list")
-		}
-		if _, _, err := net.SplitHostPort(h); err != nil {
-			h = net.JoinHostPort(strings.Trim(h, "[]"), "6379")
-		}
-		hosts = append(hosts, h)
-	}
-	return hosts, nil
 }
 
 // scrub returns err's text without u's password, in clear or escaped, and
