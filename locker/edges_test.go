@@ -12,6 +12,7 @@ import (
 
 	"github.com/distlock/distlock/backends/memlocker"
 	"github.com/distlock/distlock/driver"
+	"github.com/distlock/distlock/internal/storetest"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -114,7 +115,7 @@ func TestLeaseTooShortIsInvalidAndNeverSpins(t *testing.T) {
 		_, err = m.TryLock(ctx, locker.WithLease(d))
 		require.ErrorIs(t, err, locker.ErrInvalid, "lease %v", d)
 	}
-	_, err := storeOf(t, c).Mutex("k", locker.WithWatchdogLease(time.Millisecond))
+	_, err := storetest.Of(t, c).Mutex("k", locker.WithWatchdogLease(time.Millisecond))
 	require.ErrorIs(t, err, locker.ErrInvalid)
 	assert.Zero(t, c.Calls("trylock"), "an invalid lease reaches no store")
 
@@ -186,17 +187,17 @@ func TestUnlockAfterTheLeaseRanOutIsErrLost(t *testing.T) {
 func TestOversizedNamesAreInvalid(t *testing.T) {
 	c := memlocker.New()
 	long := strings.Repeat("n", 1<<20)
-	_, err := storeOf(t, c).Mutex(long)
+	_, err := storetest.Of(t, c).Mutex(long)
 	require.ErrorIs(t, err, locker.ErrInvalid)
 	assert.Less(t, len(err.Error()), 1024, "an error quotes a short prefix of the name")
-	_, err = storeOf(t, c).Mutex(long[:locker.MaxNameLen+1])
+	_, err = storetest.Of(t, c).Mutex(long[:locker.MaxNameLen+1])
 	require.ErrorIs(t, err, locker.ErrInvalid)
-	m, err := storeOf(t, c).Mutex(long[:locker.MaxNameLen])
+	m, err := storetest.Of(t, c).Mutex(long[:locker.MaxNameLen])
 	require.NoError(t, err)
 	l, err := m.TryLock(context.Background(), locker.WithLease(time.Minute))
 	require.NoError(t, err)
 	require.NoError(t, l.Unlock(context.Background()))
-	_, err = storeOf(t, c).Mutex("k", locker.WithOwner(strings.Repeat("o", 257)))
+	_, err = storetest.Of(t, c).Mutex("k", locker.WithOwner(strings.Repeat("o", 257)))
 	require.ErrorIs(t, err, locker.ErrInvalid)
 }
 

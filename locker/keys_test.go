@@ -14,6 +14,7 @@ import (
 
 	"github.com/distlock/distlock/backends/memlocker"
 	"github.com/distlock/distlock/driver"
+	"github.com/distlock/distlock/internal/storetest"
 	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/multilock"
 )
@@ -24,12 +25,12 @@ type bare struct{ driver.Backend }
 
 func TestKeysRejectsBadKeys(t *testing.T) {
 	s := memlocker.NewStore()
-	st := storeOf(t, s.Client())
-	twin := storeOf(t, s.Client())
-	other := storeOf(t, memlocker.New())
+	st := storetest.Of(t, s.Client())
+	twin := storetest.Of(t, s.Client())
+	other := storetest.Of(t, memlocker.New())
 	ml, err := multilock.New([]driver.Backend{s.Client(), memlocker.New()})
 	require.NoError(t, err)
-	nested := storeOf(t, ml)
+	nested := storetest.Of(t, ml)
 	closed := locker.NewStore(memlocker.New())
 	require.NoError(t, closed.Close())
 	cases := map[string][]locker.Key{
@@ -59,7 +60,7 @@ func TestKeysRejectsBadKeys(t *testing.T) {
 func TestKeysTransfer(t *testing.T) {
 	ctx := context.Background()
 	c := memlocker.NewStore().Client()
-	st := storeOf(t, c)
+	st := storetest.Of(t, c)
 	m, err := locker.Keys([]locker.Key{{Store: st, Name: "account:A"}, {Store: st, Name: "account:B"}})
 	require.NoError(t, err)
 	l, err := m.Lock(ctx, locker.WithLease(time.Minute))
@@ -111,8 +112,8 @@ func TestKeysOverlappingSets(t *testing.T) {
 	for _, p := range pairs {
 		// Each transfer is a process of its own: one client, one Store.
 		keys := []locker.Key{
-			{Store: storeOf(t, accounts[p[0]].store.Client()), Name: accounts[p[0]].name},
-			{Store: storeOf(t, accounts[p[1]].store.Client()), Name: accounts[p[1]].name},
+			{Store: storetest.Of(t, accounts[p[0]].store.Client()), Name: accounts[p[0]].name},
+			{Store: storetest.Of(t, accounts[p[1]].store.Client()), Name: accounts[p[1]].name},
 		}
 		m, err := locker.Keys(keys)
 		require.NoError(t, err)
@@ -147,8 +148,8 @@ func TestKeysOverlappingSets(t *testing.T) {
 func TestKeysCapabilities(t *testing.T) {
 	ctx := context.Background()
 	a, b := memlocker.NewStore(), memlocker.NewStore()
-	full := storeOf(t, a.Client())
-	half := storeOf(t, bare{b.Client()})
+	full := storetest.Of(t, a.Client())
+	half := storetest.Of(t, bare{b.Client()})
 	m, err := locker.Keys([]locker.Key{{Store: full, Name: "a"}, {Store: half, Name: "b"}})
 	require.NoError(t, err)
 	_, err = m.Inspect(ctx)
@@ -156,7 +157,7 @@ func TestKeysCapabilities(t *testing.T) {
 	_, err = m.ForceUnlock(ctx)
 	assert.ErrorIs(t, err, errors.ErrUnsupported)
 
-	holder, err := locker.Keys([]locker.Key{{Store: storeOf(t, a.Client()), Name: "a"}, {Store: storeOf(t, b.Client()), Name: "b"}})
+	holder, err := locker.Keys([]locker.Key{{Store: storetest.Of(t, a.Client()), Name: "a"}, {Store: storetest.Of(t, b.Client()), Name: "b"}})
 	require.NoError(t, err)
 	l, err := holder.Lock(ctx, locker.WithLease(time.Minute))
 	require.NoError(t, err)

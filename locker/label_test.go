@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/internal/storetest"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -51,7 +52,7 @@ func TestInspectSaysWhoHoldsTheLock(t *testing.T) {
 func TestBadLabelsAreInvalid(t *testing.T) {
 	c := memlocker.New()
 	for _, label := range []string{"", strings.Repeat("x", 65), "a|b", "tab\there", "nl\n"} {
-		_, err := storeOf(t, c).Mutex("k", locker.WithLabel(label))
+		_, err := storetest.Of(t, c).Mutex("k", locker.WithLabel(label))
 		require.ErrorIs(t, err, locker.ErrInvalid, "label %q", label)
 	}
 }

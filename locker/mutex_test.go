@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,12 +12,13 @@ import (
 
 	"github.com/distlock/distlock/backends/memlocker"
 	"github.com/distlock/distlock/driver"
+	"github.com/distlock/distlock/internal/storetest"
 	"github.com/distlock/distlock/locker"
 )
 
 func newMutex(t testing.TB, b driver.Backend, name string, opts ...locker.MutexOption) *locker.Mutex {
 	t.Helper()
-	m, err := storeOf(t, b).Mutex(name, opts...)
+	m, err := storetest.Of(t, b).Mutex(name, opts...)
 	require.NoError(t, err)
 	return m
 }
@@ -26,50 +26,16 @@ func newMutex(t testing.TB, b driver.Backend, name string, opts ...locker.MutexO
 // telMutex is newMutex on a Store that reports through tel.
 func telMutex(t testing.TB, b driver.Backend, name string, tel *locker.Telemetry, opts ...locker.MutexOption) *locker.Mutex {
 	t.Helper()
-	m, err := storeOf(t, b, locker.WithTelemetry(tel)).Mutex(name, opts...)
+	m, err := storetest.Of(t, b, locker.WithTelemetry(tel)).Mutex(name, opts...)
 	require.NoError(t, err)
 	return m
 }
 
-// stores keeps one Store per driver for the test that made it, as a
-// process keeps one per store it uses: the Mutexes of one driver share its
-// subscriptions, watchdog and shared-owner holds.
-var stores = struct {
-	sync.Mutex
-	m map[driver.Backend]*locker.Store
-}{m: make(map[driver.Backend]*locker.Store)}
-
 // waitCleanups waits for the background cleanups of every test Store.
 func waitCleanups() {
-	stores.Lock()
-	var all []*locker.Store
-	for _, s := range stores.m {
-		all = append(all, s)
-	}
-	stores.Unlock()
-	for _, s := range all {
+	for _, s := range storetest.Live() {
 		s.WaitCleanups()
 	}
-}
-
-// storeOf returns the test's Store over b, made with opts the first time;
-// the test's cleanup closes it (and b).
-func storeOf(t testing.TB, b driver.Backend, opts ...locker.StoreOption) *locker.Store {
-	t.Helper()
-	stores.Lock()
-	defer stores.Unlock()
-	if s, ok := stores.m[b]; ok {
-		return s
-	}
-	s := locker.NewStore(b, opts...)
-	stores.m[b] = s
-	t.Cleanup(func() {
-		stores.Lock()
-		delete(stores.m, b)
-		stores.Unlock()
-		_ = s.Close()
-	})
-	return s
 }
 
 func TestGoroutinesSharingAMutexExcludeEachOther(t *testing.T) {

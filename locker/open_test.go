@@ -12,6 +12,7 @@ import (
 
 	"github.com/distlock/distlock/backends/memlocker"
 	"github.com/distlock/distlock/driver"
+	"github.com/distlock/distlock/internal/storetest"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -83,7 +84,7 @@ func TestOpenRejectsAMalformedQuery(t *testing.T) {
 
 func TestOpErrorCutsALongName(t *testing.T) {
 	name := strings.Repeat("n", 1<<20)
-	_, err := storeOf(t, memlocker.New()).Mutex(name, locker.WithOwner(""))
+	_, err := storetest.Of(t, memlocker.New()).Mutex(name, locker.WithOwner(""))
 	require.ErrorIs(t, err, locker.ErrInvalid)
 	assert.Less(t, len(err.Error()), 1000)
 	assert.Contains(t, err.Error(), "(1048576 bytes)")

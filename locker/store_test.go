@@ -11,6 +11,7 @@ import (
 
 	"github.com/distlock/distlock/backends/memlocker"
 	"github.com/distlock/distlock/driver"
+	"github.com/distlock/distlock/internal/storetest"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -105,7 +106,7 @@ func TestMissingCapabilitiesAreUnsupported(t *testing.T) {
 }
 
 func TestStoreRejectsBadNames(t *testing.T) {
-	s := storeOf(t, memlocker.New())
+	s := storetest.Of(t, memlocker.New())
 	for _, name := range []string{"", string(make([]byte, locker.MaxNameLen+1))} {
 		_, err := s.Mutex(name)
 		assert.ErrorIs(t, err, locker.ErrInvalid, "name of %d bytes", len(name))

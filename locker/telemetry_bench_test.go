@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/internal/storetest"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -38,7 +39,7 @@ func BenchmarkTryLockUnlock(b *testing.B) {
 
 func benchTryLockUnlock(b *testing.B, opts ...locker.StoreOption) {
 	ctx := context.Background()
-	m, err := storeOf(b, memlocker.New(), opts...).Mutex("bench")
+	m, err := storetest.Of(b, memlocker.New(), opts...).Mutex("bench")
 	if err != nil {
 		b.Fatal(err)
 	}

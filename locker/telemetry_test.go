@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/internal/storetest"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -257,7 +258,7 @@ func TestTelemetryWithoutProvidersCostsNothing(t *testing.T) {
 	none, err := locker.NewTelemetry()
 	require.NoError(t, err)
 	allocs := func(opts ...locker.StoreOption) float64 {
-		m, err := storeOf(t, memlocker.New(), opts...).Mutex("report")
+		m, err := storetest.Of(t, memlocker.New(), opts...).Mutex("report")
 		require.NoError(t, err)
 		return testing.AllocsPerRun(100, func() {
 			l, err := m.TryLock(ctx, locker.WithLease(time.Minute))

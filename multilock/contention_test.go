@@ -12,6 +12,7 @@ import (
 
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
+	"github.com/distlock/distlock/internal/storetest"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -67,7 +68,7 @@ func TestSimultaneousAttemptsHaveAWinner(t *testing.T) {
 		empty := contend(t, trials, func(trial int) *locker.Mutex {
 			suffix := string(rune('a' + trial))
 			mk, err := locker.Keys([]locker.Key{
-				{Store: storeOf(t, c), Name: "a" + suffix}, {Store: storeOf(t, c), Name: "b" + suffix}, {Store: storeOf(t, c), Name: "c" + suffix},
+				{Store: storetest.Of(t, c), Name: "a" + suffix}, {Store: storetest.Of(t, c), Name: "b" + suffix}, {Store: storetest.Of(t, c), Name: "c" + suffix},
 			})
 			require.NoError(t, err)
 			return mk
@@ -88,7 +89,7 @@ func TestSimultaneousAttemptsHaveAWinner(t *testing.T) {
 		empty := contend(t, trials, func(trial int) *locker.Mutex {
 			suffix := string(rune('a' + trial))
 			mk, err := locker.Keys([]locker.Key{
-				{Store: storeOf(t, c), Name: "a" + suffix}, {Store: storeOf(t, c), Name: "b" + suffix}, {Store: storeOf(t, c), Name: "c" + suffix},
+				{Store: storetest.Of(t, c), Name: "a" + suffix}, {Store: storetest.Of(t, c), Name: "b" + suffix}, {Store: storetest.Of(t, c), Name: "c" + suffix},
 			})
 			require.NoError(t, err)
 			return mk
@@ -109,7 +110,7 @@ func TestSimultaneousAttemptsHaveAWinner(t *testing.T) {
 		empty := contend(t, trials, func(trial int) *locker.Mutex {
 			suffix := string(rune('a' + trial))
 			mk, err := locker.Keys([]locker.Key{
-				{Store: storeOf(t, cs[0]), Name: "a" + suffix}, {Store: storeOf(t, cs[1]), Name: "b" + suffix}, {Store: storeOf(t, cs[2]), Name: "c" + suffix},
+				{Store: storetest.Of(t, cs[0]), Name: "a" + suffix}, {Store: storetest.Of(t, cs[1]), Name: "b" + suffix}, {Store: storetest.Of(t, cs[2]), Name: "c" + suffix},
 			})
 			require.NoError(t, err)
 			return mk

@@ -13,6 +13,7 @@ import (
 	"github.com/distlock/distlock/backends/memcachelocker"
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/memcachedtest"
+	"github.com/distlock/distlock/internal/storetest"
 	"github.com/distlock/distlock/internal/tcpproxy"
 	"github.com/distlock/distlock/locker"
 )
@@ -35,14 +36,6 @@ func newBackend(t *testing.T, s *memcachedtest.Server) *memcachelocker.Backend {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = b.Close() })
 	return b
-}
-
-// newStore returns a Store over b, closed when the test ends.
-func newStore(t *testing.T, b driver.Backend) *locker.Store {
-	t.Helper()
-	s := locker.NewStore(b)
-	t.Cleanup(func() { _ = s.Close() })
-	return s
 }
 
 func TestNewInvalid(t *testing.T) {
@@ -120,7 +113,7 @@ func TestRestartDuringHold(t *testing.T) {
 	ctx := testContext(t, time.Minute)
 	s := memcachedtest.Start(t)
 	b, other := newBackend(t, s), newBackend(t, s)
-	bs, others := newStore(t, b), newStore(t, other)
+	bs, others := storetest.Of(t, b), storetest.Of(t, other)
 	const key = "restart"
 	lease := 3 * time.Second
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
+	"github.com/distlock/distlock/internal/storetest"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -38,7 +39,7 @@ func TestHardenedACLUser(t *testing.T) {
 		require.NoError(t, b.Expire(ctx, "acl", o, time.Minute))
 		require.NoError(t, b.Unlock(ctx, "acl", o))
 	}
-	m, err := newStore(t, b).Mutex("acl-mutex")
+	m, err := storetest.Of(t, b).Mutex("acl-mutex")
 	require.NoError(t, err)
 	l, err := m.Lock(ctx)
 	require.NoError(t, err)

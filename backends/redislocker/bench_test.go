@@ -12,6 +12,7 @@ import (
 	"github.com/distlock/distlock/conformance"
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
+	"github.com/distlock/distlock/internal/storetest"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -45,7 +46,7 @@ func BenchmarkContended(b *testing.B) {
 			key := fmt.Sprint("contended-", workers)
 			stores := make([]*locker.Store, workers)
 			for i := range stores {
-				stores[i] = newStore(b, newBackend(b, srv.Addr()))
+				stores[i] = storetest.Of(b, newBackend(b, srv.Addr()))
 			}
 			b.SetParallelism((workers + 1) / 2) // GOMAXPROCS is 2 on CI machines
 			next := make(chan int, workers*4)

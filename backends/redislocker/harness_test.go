@@ -16,7 +16,6 @@ import (
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/internal/tcpproxy"
-	"github.com/distlock/distlock/locker"
 )
 
 // proxyDialer routes one client's connections through TCP proxies, one per
@@ -221,12 +220,4 @@ func proxiedBackend(t testing.TB, srv *redistest.Server, opts ...redislocker.Opt
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
 	return newBackend(t, p.Addr(), opts...), p
-}
-
-// newStore returns a Store over b, closed with the test.
-func newStore(t testing.TB, b driver.Backend, opts ...locker.StoreOption) *locker.Store {
-	t.Helper()
-	s := locker.NewStore(b, opts...)
-	t.Cleanup(func() { _ = s.Close() })
-	return s
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
+	"github.com/distlock/distlock/internal/storetest"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -168,12 +169,12 @@ func TestWaiterAcquiresAfterCut(t *testing.T) {
 	holderBackend := newBackend(t, srv.Addr())
 	const key = "cut-waiter"
 
-	holder, err := newStore(t, holderBackend).Mutex(key)
+	holder, err := storetest.Of(t, holderBackend).Mutex(key)
 	require.NoError(t, err)
 	held, err := holder.Lock(ctx, locker.WithLease(time.Minute))
 	require.NoError(t, err)
 
-	waiter, err := newStore(t, b).Mutex(key)
+	waiter, err := storetest.Of(t, b).Mutex(key)
 	require.NoError(t, err)
 	got := make(chan *locker.Lease, 1)
 	errs := make(chan error, 1)

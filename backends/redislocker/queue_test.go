@@ -13,6 +13,7 @@ import (
 
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
+	"github.com/distlock/distlock/internal/storetest"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -109,7 +110,7 @@ func TestMutexWaitersAreServedInArrivalOrder(t *testing.T) {
 	const key = "fifo"
 	const waiters = 6
 	holderBackend := newBackend(t, srv.Addr())
-	holder, err := newStore(t, holderBackend).Mutex(key)
+	holder, err := storetest.Of(t, holderBackend).Mutex(key)
 	require.NoError(t, err)
 	lease, err := holder.Lock(ctx, locker.WithLease(time.Minute))
 	require.NoError(t, err)
@@ -123,7 +124,7 @@ func TestMutexWaitersAreServedInArrivalOrder(t *testing.T) {
 		// Each waiter has a backend (connections) of its own, as
 		// separate processes would, and joins the queue before the next
 		// one starts.
-		m, err := newStore(t, newBackend(t, srv.Addr())).Mutex(key)
+		m, err := storetest.Of(t, newBackend(t, srv.Addr())).Mutex(key)
 		require.NoError(t, err)
 		wg.Go(func() {
 			l, err := m.Lock(ctx, locker.WithLease(time.Minute))
@@ -154,13 +155,13 @@ func TestGivingUpLeavesTheQueue(t *testing.T) {
 	ctx := context.Background()
 	const key = "impatient"
 	b := newBackend(t, srv.Addr())
-	holder, err := newStore(t, b).Mutex(key)
+	holder, err := storetest.Of(t, b).Mutex(key)
 	require.NoError(t, err)
 	lease, err := holder.Lock(ctx, locker.WithLease(time.Minute))
 	require.NoError(t, err)
 	defer func() { require.NoError(t, lease.Unlock(ctx)) }()
 
-	m, err := newStore(t, newBackend(t, srv.Addr())).Mutex(key)
+	m, err := storetest.Of(t, newBackend(t, srv.Addr())).Mutex(key)
 	require.NoError(t, err)
 	_, err = m.Lock(ctx, locker.WithWait(300*time.Millisecond))
 	require.ErrorIs(t, err, locker.ErrNotAcquired)

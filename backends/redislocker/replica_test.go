@@ -12,6 +12,7 @@ import (
 	"github.com/distlock/distlock/backends/redislocker"
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
+	"github.com/distlock/distlock/internal/storetest"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -51,7 +52,7 @@ func TestReplicaAck(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, st.Held, "an unacknowledged hold must be released")
 
-	m, err := newStore(t, b).Mutex("unacked-mutex")
+	m, err := storetest.Of(t, b).Mutex("unacked-mutex")
 	require.NoError(t, err)
 	_, err = m.TryLock(ctx, locker.WithLease(time.Minute))
 	assert.ErrorIs(t, err, redislocker.ErrReplicaAck, "the Mutex passes the replica failure on")

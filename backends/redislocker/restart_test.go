@@ -10,6 +10,7 @@ import (
 
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
+	"github.com/distlock/distlock/internal/storetest"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -66,7 +67,7 @@ func TestRestartDuringHoldClosesDone(t *testing.T) {
 	srv := redistest.Start(t)
 	b := newBackend(t, srv.Addr())
 	ctx := context.Background()
-	store := newStore(t, b)
+	store := storetest.Of(t, b)
 	m, err := store.Mutex("restarted", locker.WithWatchdogLease(900*time.Millisecond))
 	require.NoError(t, err)
 	lease, err := m.Lock(ctx)

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/distlock/distlock/internal/redistest"
+	"github.com/distlock/distlock/internal/storetest"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -69,7 +70,7 @@ func TestTelemetryOnRedis(t *testing.T) {
 
 	srv := redistest.Start(t)
 	b, proxy := proxiedBackend(t, srv)
-	store := newStore(t, b, locker.WithTelemetry(tel))
+	store := storetest.Of(t, b, locker.WithTelemetry(tel))
 	holder, err := store.Mutex("telemetry", locker.WithWatchdogLease(300*time.Millisecond))
 	require.NoError(t, err)
 	other, err := store.Mutex("telemetry")
