@@ -25,7 +25,10 @@
 // Mutexes that must share a Store's state (shared-owner holds, one
 // subscription, one watchdog) come from one Store. The suite closes the
 // clients and Stores it makes. A harness may add Partitioner, Staller and
-// Unreachable to let the suite cut, stall or point a client at nothing.
+// Unreachable to let the suite cut, stall or point a client at nothing; a
+// Staller also lets it check that a driver's Close ends a call the store
+// does not answer. Bad input must fail before anything is sent, with
+// ErrInvalid in the kit's words (driver.CheckRequest and the others).
 //
 // The suite runs its subtests in a fixed order, each under a timer so that
 // a hung driver fails instead of hanging. It finds a driver's optional

@@ -52,19 +52,34 @@ func testOddKeys(ctx context.Context, t *testing.T, s *suite) {
 func testInvalidInput(ctx context.Context, t *testing.T, s *suite) {
 	b, st := s.client(ctx, t)
 	key, o := s.key(t, ""), locker.NewOwner()
+	// The driver's own checks speak the kit's words (driver.CheckRequest
+	// and the others), whatever the driver puts before them.
+	kit := []struct {
+		name string
+		call func() error
+		want error
+	}{
+		{"TryLock empty key", func() error { _, err := b.TryLock(ctx, driver.Request{Key: "", Owner: o, TTL: s.long}); return err }, driver.CheckKey("")},
+		{"TryLock empty owner", func() error { _, err := b.TryLock(ctx, driver.Request{Key: key, Owner: "", TTL: s.long}); return err }, driver.CheckOwner(key, "")},
+		{"TryLock zero lease", func() error { _, err := b.TryLock(ctx, driver.Request{Key: key, Owner: o, TTL: 0}); return err }, driver.CheckLease(key, o, 0)},
+		{"TryLock negative lease", func() error {
+			_, err := b.TryLock(ctx, driver.Request{Key: key, Owner: o, TTL: -time.Second})
+			return err
+		}, driver.CheckLease(key, o, -time.Second)},
+		{"Expire zero lease", func() error { return b.Expire(ctx, key, o, 0) }, driver.CheckLease(key, o, 0)},
+		{"Unlock empty key", func() error { return b.Unlock(ctx, "", o) }, driver.CheckKey("")},
+		{"Unlock empty owner", func() error { return b.Unlock(ctx, key, "") }, driver.CheckOwner(key, "")},
+	}
+	for _, c := range kit {
+		err := c.call()
+		if assert.ErrorIs(t, err, driver.ErrInvalid, c.name) {
+			assert.True(t, strings.HasSuffix(err.Error(), c.want.Error()), "%s: %q is not in the kit's words (%q)", c.name, err, c.want)
+		}
+	}
 	cases := []struct {
 		name string
 		call func() error
 	}{
-		{"TryLock empty key", func() error { _, err := b.TryLock(ctx, driver.Request{Key: "", Owner: o, TTL: s.long}); return err }},
-		{"TryLock empty owner", func() error { _, err := b.TryLock(ctx, driver.Request{Key: key, Owner: "", TTL: s.long}); return err }},
-		{"TryLock zero lease", func() error { _, err := b.TryLock(ctx, driver.Request{Key: key, Owner: o, TTL: 0}); return err }},
-		{"TryLock negative lease", func() error {
-			_, err := b.TryLock(ctx, driver.Request{Key: key, Owner: o, TTL: -time.Second})
-			return err
-		}},
-		{"Expire zero lease", func() error { return b.Expire(ctx, key, o, 0) }},
-		{"Unlock empty key", func() error { return b.Unlock(ctx, "", o) }},
 		{"Store.Mutex empty name", func() error { _, err := st.Mutex(""); return err }},
 		{"NewStore nil driver", func() error { _, err := locker.NewStore(nil).Mutex(key); return err }},
 		{"WithOwner empty", func() error { _, err := st.Mutex(key, locker.WithOwner("")); return err }},

@@ -63,6 +63,7 @@ var cases = []testCase{
 	{"OddKeys", testOddKeys},
 	{"InvalidInput", testInvalidInput},
 	{"UseAfterClose", testUseAfterClose},
+	{"CloseDuringACall", testCloseDuringACall},
 	{"StoreClose", testStoreClose},
 	{"Unreachable", testUnreachable},
 }
