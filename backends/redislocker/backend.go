@@ -36,6 +36,8 @@ type Backend struct {
 	// guard turns calls away after Close and lets Close wait for the calls
 	// in flight.
 	guard driver.Guard
+	// keyCache keeps the Redis names of the locks in use.
+	keyCache keyCache
 }
 
 var (
@@ -109,7 +111,9 @@ func (b *Backend) Close() error {
 }
 
 // keys returns the Redis names of lock key.
-func (b *Backend) keys(key string) keys { return keysFor(b.cfg.prefix, key, b.cluster != nil) }
+func (b *Backend) keys(key string) *keys {
+	return b.keyCache.get(key, func(name string) keys { return keysFor(b.cfg.prefix, name, b.cluster != nil) })
+}
 
 // millis converts a lease to whole milliseconds, rounding up so a lease is
 // never shorter than asked.
@@ -144,7 +148,7 @@ const maxFloor = 1 << 53
 // and a new token is at least the floor.
 func (b *Backend) tryLock(ctx context.Context, r driver.Request) (driver.Grant, error) {
 	k := b.keys(r.Key)
-	keys := []string{k.lock, k.fence, k.marker, k.queue, k.waiters}
+	keys := k.tried
 	timing := fmt.Sprintf("%d %d %d %d", millis(r.TTL), millis(b.cfg.fenceLinger), millis(r.Patience), r.Floor)
 	args := []any{r.Owner, timing, b.publish}
 	if b.cfg.replicas > 0 {
@@ -213,7 +217,7 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 // ErrNotHeld.
 func (b *Backend) unlock(ctx context.Context, key, owner string) error {
 	k := b.keys(key)
-	reply, err := unlockScript.run(ctx, b.client, k.queued(), owner, b.publish, millis(b.cfg.fenceLinger))
+	reply, err := unlockScript.run(ctx, b.client, k.queued, owner, b.publish, millis(b.cfg.fenceLinger))
 	if err != nil {
 		return err
 	}
@@ -237,7 +241,7 @@ func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Durati
 	}
 	defer b.guard.Exit()
 	k := b.keys(key)
-	reply, err := expireScript.run(ctx, b.client, []string{k.lock, k.fence},
+	reply, err := expireScript.run(ctx, b.client, k.pair,
 		owner, millis(ttl), millis(b.cfg.fenceLinger))
 	if err != nil {
 		return b.failed(err)

@@ -13,7 +13,7 @@ const batchChunk = 256
 // batchCall is one batch-expire script call: renewals of one Cluster slot.
 type batchCall struct {
 	index []int // positions in the caller's renewals
-	keys  []string
+	keys  []any
 	args  []any
 	cmd   onceCmd
 }
@@ -55,7 +55,7 @@ func (b *Backend) ExpireBatch(ctx context.Context, renewals []driver.Renewal) []
 			calls = append(calls, c)
 		}
 		c.index = append(c.index, i)
-		c.keys = append(c.keys, k.lock, k.fence)
+		c.keys = append(c.keys, k.pair...)
 		c.args = append(c.args, r.Owner, millis(r.TTL))
 	}
 	b.runBatch(ctx, calls, true)

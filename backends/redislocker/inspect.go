@@ -20,7 +20,7 @@ func (b *Backend) Inspect(ctx context.Context, key string) (driver.State, error)
 	}
 	defer b.guard.Exit()
 	k := b.keys(key)
-	reply, err := inspectScript.run(ctx, b.client, []string{k.lock, k.fence})
+	reply, err := inspectScript.run(ctx, b.client, k.pair)
 	if err != nil {
 		return driver.State{}, b.failed(err)
 	}
@@ -62,7 +62,7 @@ func (b *Backend) ForceUnlock(ctx context.Context, key string) (bool, error) {
 	}
 	defer b.guard.Exit()
 	k := b.keys(key)
-	reply, err := forceUnlockScript.run(ctx, b.client, k.queued(), b.publish, millis(b.cfg.fenceLinger))
+	reply, err := forceUnlockScript.run(ctx, b.client, k.queued, b.publish, millis(b.cfg.fenceLinger))
 	if err != nil {
 		return false, b.failed(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // keys are the Redis names of one lock. The first three carry the same
@@ -18,6 +19,12 @@ type keys struct {
 	waiters string // sorted set: waiting owner -> when its patience lapses
 	marker  string // string: the server's boot time, for Grant.Uptime
 	slot    int    // the Cluster slot of the tag
+
+	// The KEYS of the scripts, boxed once: go-redis takes a command's
+	// arguments as []any, and boxing a string allocates, on every call.
+	tried  []any // lock, fence, marker, queue, waiters: the trylock script
+	queued []any // lock, fence, queue, waiters: scripts that may hand off
+	pair   []any // lock, fence: the rest
 }
 
 // keysFor returns the names of lock name under prefix. On a Cluster the
@@ -58,10 +65,43 @@ func keysFor(prefix, name string, cluster bool) keys {
 	for i, to := range ends {
 		names[i], from = all[from:to], to
 	}
-	return keys{
+	k := keys{
 		lock: names[0], fence: names[1], channel: names[2], turns: names[3],
 		queue: names[4], waiters: names[5], marker: names[6], slot: slot,
 	}
+	k.tried = []any{k.lock, k.fence, k.marker, k.queue, k.waiters}
+	k.queued = k.tried[:2:2]
+	k.queued = append(k.queued, k.queue, k.waiters)
+	k.pair = k.tried[:2:2]
+	return k
+}
+
+// keyCacheLimit bounds the lock names whose keys a backend keeps: a program
+// that locks more names than this at once rebuilds some at each call, as
+// every call did before.
+const keyCacheLimit = 1 << 12
+
+// keyCache keeps the keys of the lock names a backend used last, so that a
+// call on a name in use costs no allocation for them.
+type keyCache struct {
+	m sync.Map // name → *keys
+	n atomic.Int64
+}
+
+// get returns the keys of name, built by build the first time.
+func (c *keyCache) get(name string, build func(string) keys) *keys {
+	if k, ok := c.m.Load(name); ok {
+		return k.(*keys)
+	}
+	k := build(name)
+	if c.n.Add(1) > keyCacheLimit {
+		// Forget them all: cheaper than tracking use, and names in use
+		// come back at their next call.
+		c.m.Clear()
+		c.n.Store(1)
+	}
+	c.m.Store(name, &k)
+	return &k
 }
 
 // slotTags holds, for each Cluster slot, a short hash tag in that slot.

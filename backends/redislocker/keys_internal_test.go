@@ -1,6 +1,7 @@
 package redislocker
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -86,5 +87,27 @@ func TestSlotsMatchTheCluster(t *testing.T) {
 			require.NoError(t, err)
 			assert.EqualValues(t, k.slot, slot, "name %q, key %q", name, key)
 		}
+	}
+}
+
+func TestKeyCacheIsBoundedAndRight(t *testing.T) {
+	var c keyCache
+	build := func(name string) keys { return keysFor("p", name, false) }
+	first := c.get("a", build)
+	if again := c.get("a", build); again != first {
+		t.Fatal("a name in use must keep its keys")
+	}
+	for i := range 2 * keyCacheLimit {
+		name := strconv.Itoa(i)
+		if k := c.get(name, build); k.lock != keysFor("p", name, false).lock {
+			t.Fatalf("keys of %q: %q", name, k.lock)
+		}
+	}
+	if n := c.n.Load(); n > keyCacheLimit {
+		t.Fatalf("%d names kept, more than %d", n, keyCacheLimit)
+	}
+	k := c.get("a", build)
+	if k.lock != "p:{a}" || len(k.tried) != 5 || k.tried[0] != "p:{a}" || k.queued[2] != k.queue || k.pair[1] != k.fence {
+		t.Fatalf("keys of a after the cache was cleared: %+v", *k)
 	}
 }

@@ -29,11 +29,11 @@ func (b *Backend) Watch(ctx context.Context, key string, fn func()) (stop func()
 	if err := driver.CheckKey(key); err != nil {
 		return nil, err
 	}
-	return b.watch(ctx, key, func(k keys) string { return k.channel }, fn)
+	return b.watch(ctx, key, func(k *keys) string { return k.channel }, fn)
 }
 
 // watch subscribes fn to key's channel that channel names.
-func (b *Backend) watch(ctx context.Context, key string, channel func(keys) string, fn func()) (stop func(), err error) {
+func (b *Backend) watch(ctx context.Context, key string, channel func(*keys) string, fn func()) (stop func(), err error) {
 	if fn == nil {
 		return nil, driver.Invalid("nil callback")
 	}

@@ -11,9 +11,6 @@ import (
 
 var _ driver.Queuer = (*Backend)(nil)
 
-// queued returns the keys of the scripts that may hand the lock off.
-func (k keys) queued() []string { return []string{k.lock, k.fence, k.queue, k.waiters} }
-
 // Dequeue implements driver.Queuer.
 func (b *Backend) Dequeue(ctx context.Context, key, owner string) error {
 	if err := driver.CheckOwner(key, owner); err != nil {
@@ -24,7 +21,7 @@ func (b *Backend) Dequeue(ctx context.Context, key, owner string) error {
 	}
 	defer b.guard.Exit()
 	k := b.keys(key)
-	reply, err := dequeueScript.run(ctx, b.client, k.queued(), owner, b.publish, millis(b.cfg.fenceLinger))
+	reply, err := dequeueScript.run(ctx, b.client, k.queued, owner, b.publish, millis(b.cfg.fenceLinger))
 	if err != nil {
 		return b.failed(err)
 	}
@@ -41,5 +38,5 @@ func (b *Backend) WatchTurn(ctx context.Context, key, owner string, fn func()) (
 	if err := driver.CheckOwner(key, owner); err != nil {
 		return nil, err
 	}
-	return b.watch(ctx, key, func(k keys) string { return k.turns + owner }, fn)
+	return b.watch(ctx, key, func(k *keys) string { return k.turns + owner }, fn)
 }

@@ -13,7 +13,7 @@ import (
 // go over the same connection: WAIT counts the replicas that have the
 // writes of its own connection. On a Cluster the pipeline goes to the
 // master of the lock's slot.
-func (b *Backend) tryLockAcked(ctx context.Context, key, owner string, k keys, keyNames []string, args []any) (driver.Grant, error) {
+func (b *Backend) tryLockAcked(ctx context.Context, key, owner string, k *keys, keyNames []any, args []any) (driver.Grant, error) {
 	var conn interface {
 		Pipeline() redis.Pipeliner
 	} = b.client

@@ -282,11 +282,14 @@ var (
 type script struct {
 	src string
 	sha string
+	// srcArg and shaArg are src and sha boxed once, for the commands.
+	srcArg, shaArg any
 }
 
 func newScript(src string) *script {
 	sum := sha1.Sum([]byte(src))
-	return &script{src: src, sha: hex.EncodeToString(sum[:])}
+	sha := hex.EncodeToString(sum[:])
+	return &script{src: src, sha: sha, srcArg: src, shaArg: sha}
 }
 
 // onceCmd is a command go-redis must not send twice. go-redis retries a
@@ -299,17 +302,15 @@ type onceCmd struct{ *redis.Cmd }
 func (onceCmd) NoRetry() bool { return true }
 
 // command returns the EVALSHA (byHash) or EVAL command running s.
-func (s *script) command(ctx context.Context, byHash bool, keys []string, args ...any) onceCmd {
+func (s *script) command(ctx context.Context, byHash bool, keys []any, args ...any) onceCmd {
 	a := make([]any, 0, 3+len(keys)+len(args))
 	if byHash {
-		a = append(a, "evalsha", s.sha)
+		a = append(a, "evalsha", s.shaArg)
 	} else {
-		a = append(a, "eval", s.src)
+		a = append(a, "eval", s.srcArg)
 	}
 	a = append(a, len(keys))
-	for _, k := range keys {
-		a = append(a, k)
-	}
+	a = append(a, keys...)
 	a = append(a, args...)
 	cmd := redis.NewCmd(ctx, a...)
 	cmd.SetFirstKeyPos(3)
@@ -322,7 +323,7 @@ type processor interface {
 }
 
 // run runs s on c and returns its reply.
-func (s *script) run(ctx context.Context, c processor, keys []string, args ...any) (any, error) {
+func (s *script) run(ctx context.Context, c processor, keys []any, args ...any) (any, error) {
 	cmd := s.command(ctx, true, keys, args...)
 	err := c.Process(ctx, cmd)
 	if isNoScript(err) {
