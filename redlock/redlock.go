@@ -26,12 +26,15 @@ import (
 // abandoned and its state taken as unknown, so every call returns by its
 // context's deadline. Each member call gets at least 1 ms even when the
 // budget is gone, so that a last attempt can still be made; cancelling the
-// context cancels the calls at once. When the budget is less than half the
-// lease, members are first taken for twice the budget and a second round
-// gives those that count the full lease (Redisson's tryLock(wait, lease)
-// does so too), so that a client that dies mid-attempt leaves its partial
-// holds for twice the wait, not the whole lease; members the second round
-// cannot extend do not count.
+// context cancels the calls at once. Members are taken with the whole lease
+// in that one round, whatever the budget. Redisson's tryLock(wait, lease)
+// first takes them for twice the wait and extends them in a second round,
+// so that the holds of a client that dies mid-attempt last twice the wait
+// only; that costs every attempt with a deadline another round trip to
+// every member. Here a client that dies mid-attempt leaves what it took
+// until the lease ends: holds on fewer than N/2+1 members block nobody
+// who reaches the others, and a short lease (locker.WithLease, or the
+// watchdog's) bounds the rest.
 //
 // The attempt succeeds when N/2+1 members granted the lock and the
 // validity left, the lease less the time the attempt took less the clock

@@ -2,7 +2,6 @@ package redlock_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
@@ -139,88 +138,32 @@ func hookedRL(t *testing.T, opts ...combine.Option) (*quorumtest.Mem, []*quorumt
 	return stores, hs, newRL(t, quorumtest.Backends(hs), opts...)
 }
 
-// TestLeasePhases: with a wait budget shorter than half the lease, members
-// are first taken for twice the budget and then given the full lease, as
-// Redisson's tryLock(wait, lease) does.
-func TestLeasePhases(t *testing.T) {
+// TestOneRoundWithADeadline: a wait budget shorter than half the lease
+// costs no second round: members get the whole lease in the first, and
+// nobody is asked to extend it.
+func TestOneRoundWithADeadline(t *testing.T) {
 	const lease = 10 * time.Second
 	stores, hs, rl := hookedRL(t)
-	provisional := make(chan time.Duration, 1)
-	hs[0].SetHook(func(op string) error {
-		if op == "expire" {
-			provisional <- stores.State(t, 0, "k").Remaining
-		}
-		return nil
-	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	owner := locker.NewOwner()
 	g, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: owner, TTL: lease})
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
-	select {
-	case d := <-provisional:
-		assert.LessOrEqual(t, d, 2*time.Second, "the first lease is twice the budget")
-		assert.Greater(t, d, time.Second)
-	default:
-		t.Fatal("the second phase did not run")
-	}
 	for i, h := range hs {
-		assert.Equal(t, 1, h.Calls("expire"), "member %d gets the full lease in the second phase", i)
-		assert.Greater(t, stores.State(t, i, "k").Remaining, 5*time.Second, "member %d", i)
+		assert.Zero(t, h.Calls("expire"), "member %d: no second round", i)
+		assert.Greater(t, stores.State(t, i, "k").Remaining, 9*time.Second, "member %d has the whole lease", i)
 	}
 	assert.Greater(t, g.Validity, 9*time.Second)
 	require.NoError(t, rl.Unlock(ctx, "k", owner))
 
-	// Without a budget, or with one of at least half the lease, there is
-	// one phase.
-	hs[0].SetHook(nil)
-	long, cancel := context.WithTimeout(context.Background(), lease/2+time.Second) // still over half when the attempt starts
-	defer cancel()
-	for _, ctx := range []context.Context{context.Background(), long} {
-		g, err = rl.TryLock(ctx, driver.Request{Key: "k", Owner: owner, TTL: lease})
-		require.NoError(t, err)
-		require.True(t, g.Acquired)
-		require.NoError(t, rl.Unlock(ctx, "k", owner))
-	}
-	for i, h := range hs {
-		assert.Equal(t, 1, h.Calls("expire"), "member %d", i)
-	}
-}
-
-// TestLeasePhaseFailure: members the second phase cannot extend do not
-// count; without a quorum the attempt fails and releases everything.
-func TestLeasePhaseFailure(t *testing.T) {
-	stores, hs, rl := hookedRL(t)
-	for _, h := range hs[:3] {
-		h.SetHook(func(op string) error {
-			if op == "expire" {
-				return errors.New("injected: extension lost")
-			}
-			return nil
-		})
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	g, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: locker.NewOwner(), TTL: 10 * time.Second})
-	require.ErrorIs(t, err, locker.ErrUnavailable)
-	assert.False(t, g.Acquired)
-	assert.Equal(t, quorumtest.Repeat("", 5), stores.Holders(t, "k"))
-
 	// Through a Mutex: TryLock with a wait and a lease.
-	for _, h := range hs {
-		h.SetHook(nil)
-	}
-	before := make([]int, len(hs))
-	for i, h := range hs {
-		before[i] = h.Calls("expire")
-	}
 	m, err := newMutex(t, rl, "m")
 	require.NoError(t, err)
-	l, err := m.TryLock(context.Background(), locker.WithWait(time.Second), locker.WithLease(10*time.Second))
+	l, err := m.TryLock(context.Background(), locker.WithWait(time.Second), locker.WithLease(lease))
 	require.NoError(t, err)
 	for i, h := range hs {
-		assert.Equal(t, before[i]+1, h.Calls("expire"), "member %d: a wait shorter than half the lease means two phases", i)
+		assert.Zero(t, h.Calls("expire"), "member %d: a wait shorter than half the lease adds no round", i)
 	}
 	require.NoError(t, l.Unlock(context.Background()))
 }

@@ -59,8 +59,7 @@ func (e *engine) tryLock(ctx context.Context, ts []target, owner string, ttl tim
 		skip: e.bg.settle(ctx, ts, owner, e.s.plain)}
 	a.start = e.s.now()
 	e.bg.leased(a.ttl)
-	first, twoPhase := a.firstLease(ctx)
-	a.lockRound(ctx, first)
+	a.lockRound(ctx, a.ttl)
 	if err := firstInvalid(ts, a.errs()); err != nil {
 		return a.fail(ctx, err)
 	}
@@ -73,26 +72,8 @@ func (e *engine) tryLock(ctx context.Context, ts []target, owner string, ttl tim
 		return a.fail(ctx, reason)
 	}
 	token := a.token()
-	a.secondRound(ctx, twoPhase, token)
-	return a.conclude(ctx, twoPhase, token)
-}
-
-// firstLease is the lease of the first round. When the caller has a wait
-// budget (a context deadline) shorter than half the lease, members are
-// first taken for twice the budget and given the full lease in the second
-// round, as Redisson's tryLock(wait, lease) does: members taken by a client
-// that dies mid-attempt are then free again after twice the wait, not after
-// the whole lease.
-func (a *attempt) firstLease(ctx context.Context) (time.Duration, bool) {
-	deadline, ok := ctx.Deadline()
-	if !ok {
-		return a.ttl, false
-	}
-	provisional := a.e.roundUp(2 * max(time.Until(deadline), minCallTimeout))
-	if provisional >= a.ttl {
-		return a.ttl, false
-	}
-	return provisional, true
+	a.secondRound(ctx, token)
+	return a.conclude(ctx, token)
 }
 
 // lockRound asks the members for the lock: every member at once, or,
@@ -171,7 +152,7 @@ func (a *attempt) tryMember(ctx context.Context, t target, lease time.Duration) 
 // conclude checks the quorum and the validity after the second round, and
 // returns the grant or fails the attempt. When any member can fence, a
 // majority of the fencing members must carry the combined token.
-func (a *attempt) conclude(ctx context.Context, twoPhase bool, token uint64) (driver.Grant, error) {
+func (a *attempt) conclude(ctx context.Context, token uint64) (driver.Grant, error) {
 	var holds []int
 	var leases []time.Duration
 	var uptime time.Duration
@@ -188,7 +169,7 @@ func (a *attempt) conclude(ctx context.Context, twoPhase bool, token uint64) (dr
 		// one the members hold, to stay conservative as a Mutex on a
 		// single coarse store is.
 		lease := a.asked
-		if !twoPhase && r.g.Validity > 0 {
+		if r.g.Validity > 0 {
 			lease = min(lease, r.g.Validity) // a combinator member's own validity
 		}
 		leases = append(leases, lease)

@@ -8,10 +8,9 @@
 // parallel (fanout.go), each call bounded by a per-member timeout (derived
 // from the member's observed round trips, see Settings.leaseTimeout) and
 // by the caller's wait budget, and abandoned shortly after it: round one
-// asks every member for the lock; round two, when it is needed, sets the
-// requested lease after a provisional one, raises the members' fencing
-// counters to the combined token, and releases members whose first call
-// ended in an unknown state. It then checks the quorum and the validity
+// asks every member for the lock, with the whole lease; round two, when it
+// is needed, raises the members' fencing counters to the combined token,
+// and releases members whose first call ended in an unknown state. It then checks the quorum and the validity
 // (lease less elapsed time and clock drift). A failed attempt releases
 // every member, within the caller's deadline and then in the background
 // (background.go), and reports "not acquired" only when members refused,

@@ -33,13 +33,14 @@ func (a *attempt) token() uint64 {
 	return token
 }
 
-// secondRound, at once on every member that needs it: gives members taken
-// with a provisional lease the full one; raises the fencing members whose
-// token is below the combined token to it, so that a majority of fencing
-// members carries it before it is handed out; and releases members whose
-// first call ended in an unknown state (the call may have run). A member
-// that cannot be extended or raised does not count toward the quorum.
-func (a *attempt) secondRound(ctx context.Context, twoPhase bool, token uint64) {
+// secondRound, at once on every member that needs it: raises the fencing
+// members whose token is below the combined token to it, so that a
+// majority of fencing members carries it before it is handed out; and
+// releases members whose first call ended in an unknown state (the call
+// may have run). A member that cannot be raised does not count toward the
+// quorum. When the tokens agree and every call answered, there is no
+// second round.
+func (a *attempt) secondRound(ctx context.Context, token uint64) {
 	reentry := a.reentry()
 	work := false
 	for i := range a.rs {
@@ -48,7 +49,7 @@ func (a *attempt) secondRound(ctx context.Context, twoPhase bool, token uint64) 
 			r.fenced = true // nothing to raise
 		}
 		switch {
-		case r.state == acquired && (twoPhase || t.fencer != nil && !r.fenced),
+		case r.state == acquired && t.fencer != nil && !r.fenced,
 			r.state == unknown && !reentry:
 			work = true
 		}
@@ -57,7 +58,7 @@ func (a *attempt) secondRound(ctx context.Context, twoPhase bool, token uint64) 
 		return
 	}
 	// Each call returns whether it raised the member's token, and the error
-	// of its Expire or Fence, or of its release.
+	// of its Fence, or of its release.
 	// The calls read a copy of the results: one abandoned by fanout must
 	// not read them while they are settled.
 	before := slices.Clone(a.rs)
@@ -65,19 +66,11 @@ func (a *attempt) secondRound(ctx context.Context, twoPhase bool, token uint64) 
 		r, t := &before[i], a.ts[i]
 		switch r.state {
 		case acquired:
-			if !twoPhase && (t.fencer == nil || r.fenced) {
+			if t.fencer == nil || r.fenced {
 				return false, errSkipped
 			}
-			if twoPhase {
-				if err := t.b.Expire(ctx, t.key, a.owner, a.ttl); err != nil {
-					return false, err
-				}
-			}
-			if t.fencer != nil && !r.fenced {
-				err := t.fencer.Fence(ctx, t.key, a.owner, token)
-				return err == nil, err
-			}
-			return false, nil
+			err := t.fencer.Fence(ctx, t.key, a.owner, token)
+			return err == nil, err
 		case unknown:
 			if !reentry {
 				return false, a.unlockMember(ctx, i)
