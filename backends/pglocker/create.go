@@ -11,6 +11,7 @@ import (
 const (
 	undefinedTable   = "42P01"
 	duplicateTable   = "42P07"
+	duplicateObject  = "42710"
 	uniqueViolation  = "23505"
 	insufficientPriv = "42501"
 )
@@ -30,8 +31,8 @@ func (b *Backend) run(ctx context.Context, op func(context.Context) error) error
 }
 
 // create makes the table and its sequence if they are missing. Two clients
-// making them at once may collide on the catalog's unique indexes; the
-// loser finds them made.
+// making them at once may collide on the catalog (the table, its row type,
+// the catalog's unique indexes); the loser finds them made.
 func (b *Backend) create(ctx context.Context) error {
 	b.createMu.Lock()
 	defer b.createMu.Unlock()
@@ -39,7 +40,7 @@ func (b *Backend) create(ctx context.Context) error {
 		return nil
 	}
 	_, err := b.pool.Exec(ctx, b.table.schema())
-	if err != nil && !hasCode(err, duplicateTable) && !hasCode(err, uniqueViolation) {
+	if err != nil && !hasCode(err, duplicateTable) && !hasCode(err, duplicateObject) && !hasCode(err, uniqueViolation) {
 		if hasCode(err, insufficientPriv) || hasCode(err, readOnly) {
 			return cannotCreate(b.table, err)
 		}
