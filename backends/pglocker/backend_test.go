@@ -2,6 +2,7 @@ package pglocker_test
 
 import (
 	"context"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -124,4 +125,15 @@ func drain(c chan struct{}) {
 	case <-c:
 	default:
 	}
+}
+
+func TestANameTooLongForTheIndexIsInvalid(t *testing.T) {
+	srv := pgtest.Start(t)
+	b := newBackend(t, srv)
+	// Random bytes, which the index cannot compress below its limit.
+	key := make([]byte, 8000)
+	_, _ = rand.NewChaCha8([32]byte{1}).Read(key)
+	_, err := b.TryLock(context.Background(), driver.Request{Key: string(key), Owner: "o", TTL: time.Minute})
+	require.ErrorIs(t, err, driver.ErrInvalid)
+	assert.Contains(t, err.Error(), "lock name")
 }

@@ -15,6 +15,7 @@ const (
 	invalidPassword = "28P01"
 	invalidAuthSpec = "28000" // no pg_hba.conf entry, no such role
 	undefinedDB     = "3D000"
+	programLimit    = "54000" // program_limit_exceeded: a key too long for the table's index
 )
 
 // failed gives an error of a call the package's name, once (the Store names
@@ -69,6 +70,8 @@ func misconfigured(err error) string {
 		return "the server is read-only (a standby, or default_transaction_read_only for the role): connect to the primary"
 	case undefinedTable:
 		return "the table or its sequence is missing (see Schema)"
+	case programLimit:
+		return "the request exceeds a limit of the server (a lock name this long cannot be stored)"
 	}
 	return ""
 }

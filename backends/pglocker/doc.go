@@ -99,7 +99,9 @@
 // refuses the statement for a reason no retry fixes (a wrong password, a
 // role without a privilege on the table or sequence, a read-only server or
 // role (SQLSTATE 25006), a missing database, a table the role may not
-// create) gets driver.ErrInvalid saying what to fix. A call that could make
+// create, a lock name too long for the table's index (over about 2700
+// bytes; locker.MaxNameLen is well below)) gets driver.ErrInvalid saying
+// what to fix. A call that could make
 // no connection, or that pgx knows sent nothing, gets driver.ErrUnavailable.
 // Any other error (a connection lost or a context ended with the statement
 // in flight) leaves the outcome unknown: the statement may have committed.
