@@ -39,7 +39,9 @@ func openURL(ctx context.Context, u *url.URL) (driver.Backend, error) {
 		return nil, err
 	}
 	v := *u
-	v.RawQuery = q.Encode()
+	// pgx decodes a query as libpq does, where "+" is a plus sign, not
+	// Encode's space.
+	v.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20")
 	cfg, err := pgxpool.ParseConfig(v.String())
 	if err != nil {
 		return nil, fmt.Errorf("pglocker: %w: %s", driver.ErrInvalid, scrub(err, u))

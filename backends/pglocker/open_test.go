@@ -18,6 +18,7 @@ func TestOpenRefusesBadURLs(t *testing.T) {
 		name, url, says string
 	}{
 		{"unknown parameter", "postgres://u:s3cret@127.0.0.1:1/db?sslmode=disable&frobnicate=1", `"frobnicate"`},
+		{"unknown parameter with a space", "postgres://u:s3cret@127.0.0.1:1/db?zz+=0", `"zz "`},
 		{"libpq-only parameter", "postgresql://u:s3cret@127.0.0.1:1/db?keepalives=1", `"keepalives"`},
 		{"bad table", "postgres://u:s3cret@127.0.0.1:1/db?table=locks;drop", "table"},
 		{"schema too deep", "postgres://u:s3cret@127.0.0.1:1/db?table=a.b.c", "schema.name"},
