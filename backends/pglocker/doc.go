@@ -42,7 +42,12 @@
 // USAGE and SELECT on the sequence. Names and owners are bytes (bytea),
 // since they are opaque strings of any bytes. Rows of released locks are
 // deleted; a row whose lease ran out stays until the lock is taken again
-// or force-unlocked.
+// or force-unlocked. Where names are many and seldom reused, delete such
+// rows now and then: a statement that compares the expiry never deletes
+// a lock that is held, since it sees a taken-over row's new expiry
+// (tokens are unaffected, the sequence keeps them):
+//
+//	DELETE FROM distlock_locks WHERE expires_at < now() - interval '1 hour';
 //
 // # Fencing tokens
 //
