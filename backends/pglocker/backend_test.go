@@ -9,8 +9,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/backends/pglocker"
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/pgtest"
+	"github.com/distlock/distlock/internal/tcpproxy"
 )
 
 func TestTokensRiseAfterTheRowIsDeleted(t *testing.T) {
@@ -136,4 +138,35 @@ func TestANameTooLongForTheIndexIsInvalid(t *testing.T) {
 	_, err := b.TryLock(context.Background(), driver.Request{Key: string(key), Owner: "o", TTL: time.Minute})
 	require.ErrorIs(t, err, driver.ErrInvalid)
 	assert.Contains(t, err.Error(), "lock name")
+}
+
+// Over a caller's pool, Close cannot cut the connections (they are the
+// caller's), and ends a call on a server that stopped answering through
+// the call's context.
+func TestCloseOverACallersPoolEndsAStalledCall(t *testing.T) {
+	srv := pgtest.Start(t)
+	p, err := tcpproxy.Start(srv.Addr())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	b, err := pglocker.New(newPool(t, srv.URL(p.Addr())))
+	require.NoError(t, err)
+	ctx := context.Background()
+	g, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
+	require.NoError(t, err)
+	require.True(t, g.Acquired)
+
+	p.Stall()
+	errc := make(chan error, 1)
+	go func() { errc <- b.Unlock(context.Background(), "k", "o") }()
+	time.Sleep(100 * time.Millisecond) // the Unlock is in flight
+	start := time.Now()
+	require.NoError(t, b.Close())
+	assert.Less(t, time.Since(start), 3*time.Second, "Close waited for a stalled server")
+	select {
+	case err := <-errc:
+		assert.True(t, driver.IsUnknown(err), "a call cut short has an unknown outcome: %v", err)
+	case <-time.After(3 * time.Second):
+		t.Fatal("the call outlived Close")
+	}
+	p.Heal()
 }
