@@ -1,6 +1,6 @@
 // Command bench measures distlock against other Go lock libraries on real
-// servers it starts itself: redis-server processes on loopback ports and an
-// embedded etcd in a child process. It prints its tables and writes them to
+// servers it starts itself: redis-server processes on loopback ports, an
+// embedded etcd in a child process and a PostgreSQL server. It prints its tables and writes them to
 // BENCHMARKS.md.
 //
 //	cd bench && go run . -quick      # about a minute; prints only
@@ -32,6 +32,7 @@ type settings struct {
 	hold        time.Duration
 	contention  time.Duration
 	etcdOps     int
+	pgOps       int
 	scaleLocks  int
 	scaleHold   time.Duration
 	scaleLease  time.Duration
@@ -47,6 +48,7 @@ var quickDefaults = map[string]string{
 	"redlock-ops": "1500",
 	"contention":  "2s",
 	"etcd-ops":    "600",
+	"pg-ops":      "600",
 	"scale-hold":  "12s",
 	"scale-lease": "6s",
 	"out":         "",
@@ -57,7 +59,7 @@ func main() {
 	var serveEtcdMode, workerMode bool
 	var w contentionSpec
 	flag.BoolVar(&s.quick, "quick", false, "a short run (about a minute); prints only, unless -out is given")
-	flag.StringVar(&s.only, "only", "uncontended,redlock,contention,etcd,scale", "comma-separated sections to run")
+	flag.StringVar(&s.only, "only", "uncontended,redlock,contention,etcd,postgres,scale", "comma-separated sections to run")
 	flag.StringVar(&s.out, "out", "../BENCHMARKS.md", "Markdown file to write the results into (empty: none)")
 	flag.StringVar(&s.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.IntVar(&s.ops, "ops", 20000, "uncontended lock+unlock cycles per implementation, 1 Redis")
@@ -67,6 +69,7 @@ func main() {
 	flag.DurationVar(&s.hold, "hold", time.Millisecond, "how long a contending goroutine holds the lock")
 	flag.DurationVar(&s.contention, "contention", 5*time.Second, "duration of each contention run")
 	flag.IntVar(&s.etcdOps, "etcd-ops", 3000, "uncontended cycles per etcd implementation")
+	flag.IntVar(&s.pgOps, "pg-ops", 3000, "uncontended cycles per PostgreSQL implementation")
 	flag.IntVar(&s.scaleLocks, "scale-locks", 100000, "locks held at once with the watchdog")
 	flag.DurationVar(&s.scaleHold, "scale-hold", 60*time.Second, "how long the scale run holds its locks")
 	flag.DurationVar(&s.scaleLease, "scale-lease", 30*time.Second, "watchdog lease of the scale run (renewed every third)")

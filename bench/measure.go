@@ -80,6 +80,20 @@ func measure(ctx context.Context, s settings, sections map[string]bool, r *repor
 			return err
 		}
 	}
+	if sections["postgres"] {
+		progress("6. PostgreSQL lock+unlock, %d cycles each", s.pgOps)
+		pg, err := startPostgres()
+		if err != nil {
+			return err
+		}
+		defer pg.stop()
+		if r.pgRTT, err = pgRTT(ctx, pg.url(), 1000); err != nil {
+			return err
+		}
+		if r.pg, err = runUncontended(ctx, pgImpls, []string{pg.url()}, s.pgOps, s.rounds, "postgres"); err != nil {
+			return err
+		}
+	}
 	if sections["scale"] {
 		progress("5. scale: %d locks with a %v watchdog lease, held %v", s.scaleLocks, s.scaleLease, s.scaleHold)
 		srv, err := startRedis(ctx) // a server of its own, empty

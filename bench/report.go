@@ -27,6 +27,8 @@ type report struct {
 	redlock     []uncontendedResult
 	contention  []contentionResult
 	etcd        []uncontendedResult
+	pgRTT       latencies
+	pg          []uncontendedResult
 	scale       *scaleResult
 }
 
@@ -61,6 +63,11 @@ func (r *report) tables() []*table {
 	if r.etcd != nil {
 		t := latencyTable("4. etcd lock+unlock (1 member)", r.etcd)
 		t.note("etcd Put round trip: p50 %s, p99 %s", dur(r.etcdRTT.p50), dur(r.etcdRTT.p99))
+		ts = append(ts, t)
+	}
+	if r.pg != nil {
+		t := latencyTable("6. PostgreSQL lock+unlock (1 server, default durability)", r.pg)
+		t.note("SELECT 1 round trip: p50 %s, p99 %s", dur(r.pgRTT.p50), dur(r.pgRTT.p99))
 		ts = append(ts, t)
 	}
 	if r.scale != nil {
@@ -226,6 +233,10 @@ func (r *report) summaryTable() *table {
 		t.add("4. etcd lock+unlock, p50, vs a session per lock", dur(rs[0].lat.p50), dur(rs[2].lat.p50)+" "+rs[2].name,
 			fmt.Sprintf("%.2f×", q2), "", "")
 	}
+	if rs := r.pg; rs != nil {
+		t.add("6. PostgreSQL lock+unlock, p50", dur(rs[0].lat.p50), dur(rs[1].lat.p50)+" "+rs[1].name,
+			ratio(float64(rs[0].lat.p50), float64(rs[1].lat.p50)), "", "")
+	}
 	if s := r.scale; s != nil {
 		where := fmt.Sprintf("5. %d held locks", s.spec.locks)
 		t.add(where+", goroutines", fmt.Sprint(s.goroutines), "", "", fmt.Sprintf("≤ %d", targetGoroutines), yesNo(s.goroutines <= targetGoroutines))
@@ -262,7 +273,8 @@ func versions() string {
 	for _, m := range bi.Deps {
 		switch m.Path {
 		case "github.com/go-redsync/redsync/v4", "github.com/bsm/redislock", "github.com/redis/rueidis",
-			"github.com/redis/go-redis/v9", "go.etcd.io/etcd/client/v3", "go.etcd.io/etcd/server/v3":
+			"github.com/redis/go-redis/v9", "go.etcd.io/etcd/client/v3", "go.etcd.io/etcd/server/v3",
+			"github.com/jackc/pgx/v5":
 			vs = append(vs, m.Path+" "+m.Version)
 		}
 	}

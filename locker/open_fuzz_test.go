@@ -10,6 +10,7 @@ import (
 	_ "github.com/distlock/distlock/backends/etcdlocker"
 	_ "github.com/distlock/distlock/backends/memcachelocker"
 	_ "github.com/distlock/distlock/backends/memlocker"
+	_ "github.com/distlock/distlock/backends/pglocker"
 	_ "github.com/distlock/distlock/backends/redislocker"
 	"github.com/distlock/distlock/locker"
 )
@@ -33,6 +34,8 @@ var baseURLs = []string{
 	"etcd://127.0.0.1:1",
 	"etcds://127.0.0.1:1,127.0.0.1:2/",
 	"memcache://127.0.0.1:1",
+	"postgres://127.0.0.1:1/db",
+	"postgresql://u@127.0.0.1:1,127.0.0.1:2/db?sslmode=disable",
 }
 
 // cancelled is a context that has ended.

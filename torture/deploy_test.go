@@ -20,6 +20,7 @@ import (
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/etcdtest"
 	"github.com/distlock/distlock/internal/memcachedtest"
+	"github.com/distlock/distlock/internal/pgtest"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/internal/tcpproxy"
 	"github.com/distlock/distlock/locker"
@@ -50,6 +51,7 @@ type deployment struct {
 	redis []*redistest.Server
 	mc    *memcachedtest.Server
 	etcd  *etcdtest.Cluster
+	pg    *pgtest.Server
 	mem   *memlocker.Store
 	// memClock is the mem store's clock, moved on in real time until a
 	// fault makes it jump.

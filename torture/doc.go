@@ -71,6 +71,12 @@
 //	                                 restarted empty, mem clock jump  with no guard, frees the lock; fencing must catch it
 //	etcd: 3 members                none, cut, member stop+restart   yes: leases survive a member's loss and are extended on leader change
 //	mem: clock driven in real time clock jumps forward              NO: the store ends leases early; fencing must catch the stale writes
+//	postgres: 1 server, fsync and   none, cut, SIGSTOP, holder       yes: the server's lease begins after the holder's attempt, by the server's clock
+//	  synchronous commits on         paused, lost unlocks
+//	postgres                       kill -9 of every server process, yes: committed leases and the token sequence survive crash recovery
+//	                                 restart
+//	postgres-async:                kill -9, restart                 NO: the crash loses the last commits, leases among them; fencing must catch the stale writes
+//	  synchronous_commit=off
 //
 // The mixed RedLock has fencing members (Redis, mem) and members that
 // cannot fence (etcd, memcached): an attempt whose quorum holds too few

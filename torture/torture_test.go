@@ -56,6 +56,21 @@ var scenarios = []scenario{
 
 	{config: memStore, fault: clockFault, exclusive: false,
 		why: "a store whose clock jumps forward ends leases early; fencing must catch the stale writes"},
+
+	{config: durablePostgres, fault: noFault, exclusive: true},
+	{config: durablePostgres, fault: cutFault, exclusive: true,
+		why: "a cut-off holder's lease ends, by its own clock, before the server's lease, which began later"},
+	{config: durablePostgres, fault: pgStopFault, exclusive: true,
+		why: "the server's lease counts from when it ran the statement, after the holder's attempt began"},
+	{config: durablePostgres, fault: pauseFault, exclusive: true,
+		why: "valid leases never overlap; the paused holder's late write must be rejected"},
+	{config: durablePostgres, fault: lostUnlockFault, exclusive: true,
+		why: "a Mutex gives back the hold a lost Unlock left behind rather than re-enter it"},
+	{config: durablePostgres, fault: pgKillFault, exclusive: true,
+		why: "a committed lease and the token sequence survive the crash (fsync, synchronous commits)"},
+
+	{config: asyncPostgres, fault: pgKillFault, exclusive: false,
+		why: "with synchronous_commit=off a crash loses the last commits, leases among them; fencing must catch the stale writes"},
 }
 
 // TestTorture runs every scenario, the scenarios of one configuration on

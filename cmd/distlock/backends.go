@@ -6,6 +6,7 @@ import (
 	_ "github.com/distlock/distlock/backends/etcdlocker"
 	_ "github.com/distlock/distlock/backends/memcachelocker"
 	_ "github.com/distlock/distlock/backends/memlocker"
+	_ "github.com/distlock/distlock/backends/pglocker"
 	"github.com/distlock/distlock/backends/redislocker"
 )
 

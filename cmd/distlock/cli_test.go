@@ -42,7 +42,7 @@ func TestHelpShowsRun(t *testing.T) {
 }
 
 // knownSchemes are the schemes the command must know: every backend's.
-var knownSchemes = []string{"etcd", "etcds", "mem", "memcache", "redis", "redis+cluster", "redis+sentinel", "rediss"}
+var knownSchemes = []string{"etcd", "etcds", "mem", "memcache", "postgres", "postgresql", "redis", "redis+cluster", "redis+sentinel", "rediss"}
 
 func TestUnknownSchemeNamesTheKnownOnes(t *testing.T) {
 	r := distlock(t, nil, "schemes")

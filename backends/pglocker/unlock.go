@@ -1,0 +1,54 @@
+package pglocker
+
+import (
+	"context"
+
+	"github.com/distlock/distlock/driver"
+)
+
+// Unlock implements driver.Backend in one statement: one hold less, or, at
+// the last, the row deleted and the table's channel notified (at commit,
+// which is the statement's end).
+func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
+	if err := driver.CheckOwner(key, owner); err != nil {
+		return err
+	}
+	ctx, end, err := b.call(ctx)
+	if err != nil {
+		return err
+	}
+	defer end.end()
+	var changed int64
+	err = b.run(ctx, func(ctx context.Context) error {
+		return b.pool.QueryRow(ctx, b.sql.unlock, []byte(key), []byte(owner)).Scan(&changed)
+	})
+	if err != nil {
+		return failed(err)
+	}
+	if changed == 0 {
+		return driver.ErrNotHeld
+	}
+	return nil
+}
+
+// ForceUnlock implements driver.ForceUnlocker: it deletes key's row, whoever
+// holds it, notifies the watchers, and reports whether a live lease was
+// there.
+func (b *Backend) ForceUnlock(ctx context.Context, key string) (bool, error) {
+	if err := driver.CheckKey(key); err != nil {
+		return false, err
+	}
+	ctx, end, err := b.call(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer end.end()
+	var held bool
+	err = b.run(ctx, func(ctx context.Context) error {
+		return b.pool.QueryRow(ctx, b.sql.forceUnlock, []byte(key)).Scan(&held)
+	})
+	if err != nil {
+		return false, failed(err)
+	}
+	return held, nil
+}
