@@ -2,6 +2,7 @@ package locker
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -19,6 +20,10 @@ const cleanupGrace = 100 * time.Millisecond
 type cleanup struct {
 	// holds is how many holds of the owner the call may have left behind.
 	holds int
+	// unsent reports that the holds are there for sure, because the Unlock
+	// that would have dropped one was never sent (ErrUnavailable): trying
+	// it again cannot drop another Mutex's hold of a shared owner.
+	unsent bool
 	// queue reports whether the owner is to leave the lock's wait queue.
 	queue bool
 }
@@ -51,7 +56,7 @@ func (m *Mutex) finish(ctx context.Context, c cleanup, until time.Time) {
 // their lease, and a later acquisition gives back those no live hold
 // accounts for.
 func (m *Mutex) retryable(c cleanup) cleanup {
-	if m.sharedOwner {
+	if m.sharedOwner && !c.unsent {
 		c.holds = 0
 	}
 	return c
@@ -113,11 +118,13 @@ func (m *Mutex) clean(c cleanup, until time.Time) {
 }
 
 // undo makes one pass at c within ctx and returns what is left: the calls
-// whose outcome is unknown. A hold the store says the owner does not have
-// (ErrNotHeld), or cannot give back (ErrClosed), is not left.
+// that were not sent (ErrUnavailable) or whose outcome is unknown. A hold
+// the store says the owner does not have (ErrNotHeld), or cannot give back
+// (ErrClosed), is not left; nor, for a shared owner, one whose Unlock may
+// have run (see retryable).
 func (m *Mutex) undo(ctx context.Context, c cleanup) cleanup {
 	if c.queue {
-		if err := m.storeDequeue(ctx); !IsUnknown(err) {
+		if err := m.storeDequeue(ctx); !IsUnknown(err) && !errors.Is(err, ErrUnavailable) {
 			c.queue = false
 		}
 	}
@@ -126,8 +133,11 @@ func (m *Mutex) undo(ctx context.Context, c cleanup) cleanup {
 		switch {
 		case err == nil:
 			c.holds--
+		case errors.Is(err, ErrUnavailable):
+			return c // not sent: the hold is still there
 		case IsUnknown(err):
-			return c
+			c.unsent = false
+			return m.retryable(c)
 		default:
 			c.holds = 0
 		}

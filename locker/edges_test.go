@@ -3,6 +3,7 @@ package locker_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -226,4 +227,23 @@ func TestSharedOwnerDoesNotRetryAnUnknownUnlock(t *testing.T) {
 	held, err := m2.IsLocked(ctx)
 	require.NoError(t, err)
 	assert.False(t, held)
+}
+
+// An Unlock that was not sent (ErrUnavailable) left the hold in place: it
+// is made again in the background, also for a shared owner, since nothing
+// of it ran.
+func TestAnUnsentUnlockIsMadeAgain(t *testing.T) {
+	ctx := context.Background()
+	for _, opts := range [][]locker.MutexOption{nil, {locker.WithOwner(locker.NewOwner())}} {
+		c := memlocker.New()
+		m := newMutex(t, c, "k", opts...)
+		l, err := m.Lock(ctx, locker.WithLease(time.Minute))
+		require.NoError(t, err)
+		c.FailNext(1, fmt.Errorf("%w: injected: no connection", driver.ErrUnavailable))
+		require.ErrorIs(t, l.Unlock(ctx), locker.ErrUnavailable)
+		waitCleanups()
+		held, err := m.IsLocked(ctx)
+		require.NoError(t, err)
+		assert.False(t, held, "the release is made again, not left to the lease (options %v)", opts)
+	}
 }

@@ -104,11 +104,13 @@ func (l *Lease) Deadline() time.Time {
 // re-entered locks it drops one hold. It returns an error wrapping
 // ErrNotHeld when called twice, and wrapping ErrLost when the lease had
 // ended before Unlock (Done closed, or Deadline passed), whatever the
-// store still held: what is left there is deleted all the same. Any other
-// error means the store's state is unknown: the release is then retried in
+// store still held: what is left there is deleted all the same. An error
+// wrapping ErrUnavailable means the release was not sent, and any other
+// error that the store's state is unknown: the release is then retried in
 // the background until it succeeds or the lease would have run out, except
-// for a shared owner (WithOwner), whose hold then ends with its lease,
-// since a second Unlock could drop another Mutex's hold of the owner.
+// after an unknown outcome for a shared owner (WithOwner), whose hold then
+// ends with its lease, since a second Unlock could drop another Mutex's
+// hold of the owner.
 func (l *Lease) Unlock(ctx context.Context) error {
 	l.mu.Lock()
 	if l.unlocked {
@@ -127,7 +129,10 @@ func (l *Lease) Unlock(ctx context.Context) error {
 	l.end(ErrReleased)
 	l.m.account(-1)
 	undo := cleanup{}
-	if IsUnknown(err) {
+	switch {
+	case errors.Is(err, ErrUnavailable):
+		undo = cleanup{holds: 1, unsent: true} // not sent: the hold is still there
+	case IsUnknown(err):
 		undo.holds = 1
 	}
 	l.m.handOff(l.m.retryable(undo), deadline)
