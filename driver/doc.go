@@ -52,9 +52,9 @@
 //     calls them first, before it sends anything, and adds its store's own
 //     limits after them.
 //   - Guard is a close guard: calls after Close get ErrClosed, Close ends
-//     what calls in flight wait on (the contexts Bind made, and what its
-//     cut function closes) and waits for them before it releases what they
-//     use, once.
+//     what calls in flight wait on (the contexts of Start and Bind, and
+//     what its cut function closes) and waits for them before it releases
+//     what they use, once.
 //   - ExpireAll renews a batch of leases through BatchExpirer, or through
 //     Expire calls, a few at a time, when the driver has no batch of its own.
 //     It is the one renewal fallback: a driver whose store cannot renew in
@@ -152,9 +152,9 @@
 // for them, and then releases the client, once: call guard.Close(cut,
 // release). A call in flight may block on a server that stopped answering,
 // and Close must still return promptly: bind the calls' contexts to the
-// guard (Bind, at the cost of a context per call), or close their
-// connections in cut, and where the store's client cannot be interrupted,
-// say in the doc what bounds the wait. Close does not release locks: they
+// guard (Start and Call.End, at the cost of a context per call), or close
+// their connections in cut, and where the store's client cannot be
+// interrupted, say in the doc what bounds the wait. Close does not release locks: they
 // expire with their leases.
 //
 // 8. Capabilities. Add what the store can do natively, with the contracts

@@ -100,6 +100,39 @@ func (g *Guard) Bind(cancel context.CancelFunc) (unbind func() bool) {
 	return context.AfterFunc(g.haltContext(), cancel)
 }
 
+// Start is Enter for a call that may wait on the store: it returns ctx
+// bounded by timeout, when positive, and ended when Close begins (see
+// Bind). The call must end with the returned Call's End. It costs a
+// context per call.
+func (g *Guard) Start(ctx context.Context, timeout time.Duration) (context.Context, Call, error) {
+	if err := g.Enter(); err != nil {
+		return ctx, Call{}, err
+	}
+	var cancel context.CancelFunc
+	if timeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+	} else {
+		ctx, cancel = context.WithCancel(ctx)
+	}
+	return ctx, Call{g: g, cancel: cancel, unbind: g.Bind(cancel)}, nil
+}
+
+// Call is a call that Guard.Start let in. It is a value, so that a call
+// allocates nothing for it.
+type Call struct {
+	g      *Guard
+	cancel context.CancelFunc
+	unbind func() bool
+}
+
+// End ends the call: its context, its binding to Close, and its place in
+// the calls Close waits for.
+func (c Call) End() {
+	c.unbind()
+	c.cancel()
+	c.g.Exit()
+}
+
 // Halted returns a channel closed when Close begins, for what a Backend
 // runs in the background.
 func (g *Guard) Halted() <-chan struct{} { return g.haltContext().Done() }

@@ -97,32 +97,17 @@ func WithCallTimeout(d time.Duration) Option {
 
 // call starts a call: after the close guard lets it in, it bounds ctx by
 // the call timeout and by Close, and waits for a connection (see connect).
-// When call returns nil, the caller must end the call with its end.
-func (b *Backend) call(ctx context.Context) (context.Context, callEnd, error) {
-	if err := b.guard.Enter(); err != nil {
-		return ctx, callEnd{}, err
+// When call returns nil, the caller must end the call with End.
+func (b *Backend) call(ctx context.Context) (context.Context, driver.Call, error) {
+	ctx, call, err := b.guard.Start(ctx, b.callTimeout)
+	if err != nil {
+		return ctx, call, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, b.callTimeout)
-	c := callEnd{b: b, cancel: cancel, unbind: b.guard.Bind(cancel)}
 	if err := b.connect(ctx); err != nil {
-		c.end()
-		return ctx, callEnd{}, failed(err)
+		call.End()
+		return ctx, driver.Call{}, failed(err)
 	}
-	return ctx, c, nil
-}
-
-// callEnd ends a call that call started. It is a value, not a closure, so
-// that a call allocates nothing for it.
-type callEnd struct {
-	b      *Backend
-	cancel context.CancelFunc
-	unbind func() bool
-}
-
-func (c callEnd) end() {
-	c.unbind()
-	c.cancel()
-	c.b.guard.Exit()
+	return ctx, call, nil
 }
 
 // New returns a Backend over cli. Close stops the backend's watches and

@@ -32,7 +32,7 @@ func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Durati
 	if err != nil {
 		return err
 	}
-	defer call.end()
+	defer call.End()
 	errs := []error{nil}
 	b.renew(ctx, []driver.Renewal{{Key: key, Owner: owner, TTL: ttl}}, []int{0}, errs)
 	return errs[0]
@@ -60,7 +60,7 @@ func (b *Backend) ExpireBatch(ctx context.Context, renewals []driver.Renewal) []
 		}
 		return errs
 	}
-	defer call.end()
+	defer call.End()
 	b.renew(ctx, renewals, todo, errs)
 	return errs
 }

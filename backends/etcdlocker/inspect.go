@@ -20,7 +20,7 @@ func (b *Backend) Inspect(ctx context.Context, key string) (driver.State, error)
 	if err != nil {
 		return driver.State{}, err
 	}
-	defer call.end()
+	defer call.End()
 	st, err := b.inspect(ctx, key)
 	if err != nil {
 		return driver.State{}, failed(err)
@@ -68,7 +68,7 @@ func (b *Backend) ForceUnlock(ctx context.Context, key string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	defer call.end()
+	defer call.End()
 	k := b.etcdKey(key)
 	resp, err := b.cli.Delete(ctx, k, clientv3.WithPrevKV())
 	if err != nil {

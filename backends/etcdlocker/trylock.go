@@ -52,7 +52,7 @@ func (b *Backend) TryLock(ctx context.Context, r driver.Request) (driver.Grant, 
 	if err != nil {
 		return driver.Grant{}, err
 	}
-	defer call.end()
+	defer call.End()
 	g, err := b.tryLock(ctx, r.Key, r.Owner, r.TTL)
 	if err != nil {
 		return driver.Grant{}, failed(err)

@@ -23,7 +23,7 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 	if err != nil {
 		return err
 	}
-	defer call.end()
+	defer call.End()
 	return failed(b.unlock(ctx, key, owner))
 }
 

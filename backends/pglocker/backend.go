@@ -124,29 +124,11 @@ func (b *Backend) Close() error {
 	})
 }
 
-// call starts a call: after the close guard lets it in, it bounds ctx by
-// the call timeout and by Close. When call returns nil, the caller must end
-// the call with its end.
-func (b *Backend) call(ctx context.Context) (context.Context, callEnd, error) {
-	if err := b.guard.Enter(); err != nil {
-		return ctx, callEnd{}, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, b.callTimeout)
-	return ctx, callEnd{b: b, cancel: cancel, unbind: b.guard.Bind(cancel)}, nil
-}
-
-// callEnd ends a call that call started; a value, not a closure, so that
-// a call allocates nothing for it.
-type callEnd struct {
-	b      *Backend
-	cancel context.CancelFunc
-	unbind func() bool
-}
-
-func (c callEnd) end() {
-	c.unbind()
-	c.cancel()
-	c.b.guard.Exit()
+// call starts a call once the close guard lets it in, bounded by the call
+// timeout and by Close. When call returns nil, the caller must end the
+// call with End.
+func (b *Backend) call(ctx context.Context) (context.Context, driver.Call, error) {
+	return b.guard.Start(ctx, b.callTimeout)
 }
 
 // keyLock is the second key of the advisory lock TryLock takes on key.

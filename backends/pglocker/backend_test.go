@@ -170,3 +170,23 @@ func TestCloseOverACallersPoolEndsAStalledCall(t *testing.T) {
 	}
 	p.Heal()
 }
+
+// A call that gets no connection from the pool before its context ends sent
+// nothing: ErrUnavailable, so that a Store tries a release again.
+func TestAFullPoolIsUnavailable(t *testing.T) {
+	srv := pgtest.Start(t)
+	pool := newPool(t, srv.URL("")+"&pool_max_conns=1")
+	b, err := pglocker.New(pool)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.Close() })
+	busy, err := pool.Acquire(context.Background())
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err = b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
+	assert.ErrorIs(t, err, driver.ErrUnavailable)
+	busy.Release()
+	g, err := b.TryLock(context.Background(), driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
+	require.NoError(t, err)
+	assert.True(t, g.Acquired)
+}

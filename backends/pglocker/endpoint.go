@@ -7,11 +7,13 @@ import (
 	"strings"
 )
 
-// Endpoint implements driver.Endpointer: "postgres://host:port/database"
-// of the server the pool connects to first, so that a RedLock refuses two
-// clients of one database as members. "localhost" is written as the
-// loopback address; a Unix socket directory is written escaped in place of
-// the host.
+// Endpoint implements driver.Endpointer: "postgres://host:port" of the
+// server the pool connects to first, so that a RedLock refuses two clients
+// of one server as members. The database is left out: two databases of
+// one server share its process, its disk and its failures, so they are
+// not independent members. "localhost" is written as the loopback
+// address; a Unix socket directory is written escaped in place of the
+// host.
 func (b *Backend) Endpoint() string {
 	c := b.pool.Config().ConnConfig
 	host := c.Host
@@ -21,5 +23,5 @@ func (b *Backend) Endpoint() string {
 	if strings.HasPrefix(host, "/") {
 		host = url.PathEscape(host)
 	}
-	return "postgres://" + net.JoinHostPort(host, strconv.Itoa(int(c.Port))) + "/" + url.PathEscape(c.Database)
+	return "postgres://" + net.JoinHostPort(host, strconv.Itoa(int(c.Port)))
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/distlock/distlock/driver"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Expire implements driver.Backend: the owner's live lease is reset to ttl
@@ -17,10 +18,10 @@ func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Durati
 	if err != nil {
 		return err
 	}
-	defer end.end()
+	defer end.End()
 	var n int64
-	err = b.run(ctx, func(ctx context.Context) error {
-		tag, err := b.pool.Exec(ctx, b.sql.expire, []byte(key), []byte(owner), micros(ttl))
+	err = b.run(ctx, func(ctx context.Context, c *pgxpool.Conn) error {
+		tag, err := c.Exec(ctx, b.sql.expire, []byte(key), []byte(owner), micros(ttl))
 		n = tag.RowsAffected()
 		return err
 	})
@@ -79,11 +80,11 @@ func (b *Backend) expireBatch(ctx context.Context, keys, owners [][]byte, ttls [
 		fail(err)
 		return
 	}
-	defer end.end()
+	defer end.End()
 	renewed := make([]bool, len(sent))
-	err = b.run(ctx, func(ctx context.Context) error {
+	err = b.run(ctx, func(ctx context.Context, c *pgxpool.Conn) error {
 		clear(renewed)
-		rows, err := b.pool.Query(ctx, b.sql.expireBatch, keys, owners, ttls)
+		rows, err := c.Query(ctx, b.sql.expireBatch, keys, owners, ttls)
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/distlock/distlock/driver"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Inspect implements driver.Inspector: key's live lease, if any, read with
@@ -19,7 +20,7 @@ func (b *Backend) Inspect(ctx context.Context, key string) (driver.State, error)
 	if err != nil {
 		return driver.State{}, err
 	}
-	defer end.end()
+	defer end.End()
 	var (
 		owner             []byte
 		holds             *int
@@ -27,8 +28,8 @@ func (b *Backend) Inspect(ctx context.Context, key string) (driver.State, error)
 		lastToken         int64
 		sequenceWasCalled bool
 	)
-	err = b.run(ctx, func(ctx context.Context) error {
-		return b.pool.QueryRow(ctx, b.sql.inspect, []byte(key)).
+	err = b.run(ctx, func(ctx context.Context, c *pgxpool.Conn) error {
+		return c.QueryRow(ctx, b.sql.inspect, []byte(key)).
 			Scan(&owner, &holds, &token, &remaining, &lastToken, &sequenceWasCalled)
 	})
 	if err != nil {

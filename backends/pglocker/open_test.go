@@ -47,7 +47,7 @@ func TestOpenTakesKnownParameters(t *testing.T) {
 	defer b.Close()
 	pb := b.(*pglocker.Backend)
 	assert.Equal(t, "app.locks", pb.Table())
-	assert.Equal(t, "postgres://127.0.0.1:5433/app", pb.Endpoint())
+	assert.Equal(t, "postgres://127.0.0.1:5433", pb.Endpoint(), "the server, not the database: two databases of one server are not independent")
 	assert.EqualValues(t, 3, pb.Pool().Config().MaxConns)
 }
 

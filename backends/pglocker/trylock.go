@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/distlock/distlock/driver"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // TryLock implements driver.Backend in one statement: it takes a free or
@@ -21,15 +22,15 @@ func (b *Backend) TryLock(ctx context.Context, r driver.Request) (driver.Grant, 
 	if err != nil {
 		return driver.Grant{}, err
 	}
-	defer end.end()
+	defer end.End()
 	var (
 		acquired  bool
 		holds     int
 		token     int64
 		remaining int64
 	)
-	err = b.run(ctx, func(ctx context.Context) error {
-		rows, err := b.pool.Query(ctx, b.sql.tryLock,
+	err = b.run(ctx, func(ctx context.Context, c *pgxpool.Conn) error {
+		rows, err := c.Query(ctx, b.sql.tryLock,
 			[]byte(r.Key), []byte(r.Owner), micros(r.TTL), b.table.lockSpan, keyLock(r.Key))
 		if err != nil {
 			return err

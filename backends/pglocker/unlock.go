@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/distlock/distlock/driver"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Unlock implements driver.Backend in one statement: one hold less, or, at
@@ -17,10 +18,10 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 	if err != nil {
 		return err
 	}
-	defer end.end()
+	defer end.End()
 	var changed int64
-	err = b.run(ctx, func(ctx context.Context) error {
-		return b.pool.QueryRow(ctx, b.sql.unlock, []byte(key), []byte(owner)).Scan(&changed)
+	err = b.run(ctx, func(ctx context.Context, c *pgxpool.Conn) error {
+		return c.QueryRow(ctx, b.sql.unlock, []byte(key), []byte(owner)).Scan(&changed)
 	})
 	if err != nil {
 		return failed(err)
@@ -42,10 +43,10 @@ func (b *Backend) ForceUnlock(ctx context.Context, key string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	defer end.end()
+	defer end.End()
 	var held bool
-	err = b.run(ctx, func(ctx context.Context) error {
-		return b.pool.QueryRow(ctx, b.sql.forceUnlock, []byte(key)).Scan(&held)
+	err = b.run(ctx, func(ctx context.Context, c *pgxpool.Conn) error {
+		return c.QueryRow(ctx, b.sql.forceUnlock, []byte(key)).Scan(&held)
 	})
 	if err != nil {
 		return false, failed(err)

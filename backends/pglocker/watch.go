@@ -27,7 +27,7 @@ func (b *Backend) Watch(ctx context.Context, key string, fn func()) (func(), err
 	if err != nil {
 		return nil, err
 	}
-	defer end.end()
+	defer end.End()
 	c := driver.NewCallback(fn)
 	hexKey := hex.EncodeToString([]byte(key))
 	up, ok := b.listen.add(hexKey, c)

@@ -39,13 +39,11 @@ func (b *Backend) watch(ctx context.Context, key string, channel func(*keys) str
 	}
 	// A subscription waits on its connection and on the subscriber's
 	// order: bound to Close, so that Close does not wait that out.
-	if err := b.guard.Enter(); err != nil {
+	ctx, call, err := b.guard.Start(ctx, 0)
+	if err != nil {
 		return nil, err
 	}
-	defer b.guard.Exit()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	defer b.guard.Bind(cancel)()
+	defer call.End()
 	k := b.keys(key)
 	slot := 0
 	if b.cluster != nil {
