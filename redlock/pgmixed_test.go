@@ -121,8 +121,8 @@ func TestConformancePostgresRedis(t *testing.T) {
 
 // TestPostgresMembers locks through a Store over a RedLock of PostgreSQL,
 // Redis and etcd members: holders follow one another with rising tokens,
-// every member holds the lock for the holder, and the same database twice
-// is refused as two members.
+// every member holds the lock for the holder, and the same server twice
+// (one database by two names, or two databases) is refused as two members.
 func TestPostgresMembers(t *testing.T) {
 	ctx := context.Background()
 	stores := pgMembers(t, true)
@@ -161,4 +161,9 @@ func TestPostgresMembers(t *testing.T) {
 	defer again.Close()
 	_, err = redlock.New([]driver.Backend{once, again, members[2]})
 	assert.ErrorIs(t, err, driver.ErrInvalid, "two clients of one database are one member")
+	other, err := driver.Open(ctx, strings.Replace(direct, "/postgres?", "/template1?", 1))
+	require.NoError(t, err)
+	defer other.Close()
+	_, err = redlock.New([]driver.Backend{once, other, members[2]})
+	assert.ErrorIs(t, err, driver.ErrInvalid, "two databases of one server fail together: one member")
 }
