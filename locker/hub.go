@@ -64,7 +64,10 @@ type subscription struct {
 // subscribe returns a waiter's subscription to the lock name on s: to its
 // releases when owner is "", else to owner's turns in its queue (which a
 // Mutex only asks for when s has one). If the lock cannot be watched, or
-// the Store is closed, the subscription is inactive.
+// the Store is closed, the subscription is inactive. The store's watch is
+// set up in a goroutine of its own, as it outlives this waiter; the waiter
+// waits for it within ctx, and until the Store closes, and otherwise goes
+// on with the subscription inactive until the watch is ready.
 func (h *hub) subscribe(ctx context.Context, s *Store, name, owner string) *subscription {
 	key := topicKey{name, owner}
 	start := watchFunc(func(ctx context.Context, fire func()) (func(), error) {
@@ -91,9 +94,13 @@ func (h *hub) subscribe(ctx context.Context, s *Store, name, owner string) *subs
 	t.use()
 	h.mu.Unlock()
 	if !ok {
-		t.watch(ctx, start)
+		go t.watch(context.WithoutCancel(ctx), start)
 	}
-	<-t.ready
+	select {
+	case <-t.ready:
+	case <-ctx.Done():
+	case <-s.done:
+	}
 	return &subscription{t: t}
 }
 
@@ -119,16 +126,24 @@ func (h *hub) rejoin(name, owner string) *subscription {
 	return &subscription{t: t}
 }
 
-// close stops every subscription, for Store.Close. Waiters still holding a
-// share find their topic retired when they leave it.
+// close stops every subscription, for Store.Close. It does not wait for a
+// watch still being set up (the store may not answer): that one stops
+// itself when it is (see watch). Waiters still holding a share find their
+// topic retired when they leave it.
 func (h *hub) close() {
 	h.mu.Lock()
 	h.closed = true
-	topics := h.topics
+	var ready []*topic
+	for _, t := range h.topics {
+		select {
+		case <-t.ready:
+			ready = append(ready, t)
+		default:
+		}
+	}
 	h.topics = nil
 	h.mu.Unlock()
-	for _, t := range topics {
-		<-t.ready
+	for _, t := range ready {
 		t.unwatch()
 	}
 }
@@ -143,18 +158,37 @@ func (t *topic) use() {
 }
 
 // watch starts the store's subscription for t. A failed watch leaves t
-// inactive, and its waiters poll.
+// inactive, and its waiters poll; so does one that returns after the hub
+// closed or retired t (its waiters gave up while the store did not
+// answer), which it stops at once. The outcome is settled under the hub's
+// lock, so that close and retire either find t ready and stop it or leave
+// it to stop itself.
 func (t *topic) watch(ctx context.Context, start watchFunc) {
-	defer close(t.ready)
-	stop, err := start(context.WithoutCancel(ctx), t.fire)
-	if err == nil {
+	stop, err := start(ctx, t.fire)
+	t.h.mu.Lock()
+	late := err == nil && (t.h.closed || t.h.topics[t.key] != t)
+	if err == nil && !late {
 		t.stop = stop
+	}
+	close(t.ready)
+	t.h.mu.Unlock()
+	if late {
+		stop()
 	}
 }
 
-// active reports whether the subscription delivers events.
+// active reports whether the subscription delivers events: its watch is
+// set up and did not fail.
 func (s *subscription) active() bool {
-	return s != nil && s.t.stop != nil
+	if s == nil {
+		return false
+	}
+	select {
+	case <-s.t.ready:
+		return s.t.stop != nil
+	default:
+		return false
+	}
 }
 
 // next returns a channel closed at the next event.

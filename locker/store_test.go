@@ -132,3 +132,90 @@ func TestSharedOwnersAccountPerStore(t *testing.T) {
 	require.NoError(t, lb.Unlock(ctx))
 	assert.ErrorIs(t, la.Unlock(ctx), locker.ErrNotHeld)
 }
+
+// slowWatch is a mem client whose Watch does not return until release is
+// closed, as a subscription to a store that stopped answering.
+type slowWatch struct {
+	*memlocker.Client
+	release chan struct{}
+	stopped chan struct{}
+}
+
+func (s slowWatch) Watch(ctx context.Context, key string, fn func()) (func(), error) {
+	<-s.release
+	return func() { close(s.stopped) }, nil
+}
+
+func TestStoreCloseDoesNotWaitForAWatchBeingSetUp(t *testing.T) {
+	ctx := context.Background()
+	shared := memlocker.NewStore()
+	holder, err := locker.NewStore(shared.Client()).Mutex("k")
+	require.NoError(t, err)
+	held, err := holder.Lock(ctx, locker.WithLease(time.Minute))
+	require.NoError(t, err)
+	defer held.Unlock(ctx)
+
+	d := slowWatch{Client: shared.Client(), release: make(chan struct{}), stopped: make(chan struct{})}
+	s := locker.NewStore(struct {
+		driver.Backend
+		driver.Notifier
+	}{d, d})
+	m, err := s.Mutex("k")
+	require.NoError(t, err)
+	waited := make(chan error, 1)
+	go func() {
+		_, err := m.Lock(ctx)
+		waited <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // the waiter is subscribing
+
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	select {
+	case err := <-closed:
+		require.NoError(t, err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close waited for a watch the store did not answer")
+	}
+	close(d.release)
+	select {
+	case <-d.stopped:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a watch that came back after Close was not stopped")
+	}
+	assert.ErrorIs(t, <-waited, locker.ErrClosed)
+}
+
+// A waiter whose subscription the store does not set up returns by its
+// deadline all the same, and the watch, once it comes back with nobody
+// left to use it, is stopped.
+func TestAWaitIsBoundWhileItsWatchIsSetUp(t *testing.T) {
+	ctx := context.Background()
+	shared := memlocker.NewStore()
+	holder, err := locker.NewStore(shared.Client()).Mutex("k")
+	require.NoError(t, err)
+	held, err := holder.Lock(ctx, locker.WithLease(time.Minute))
+	require.NoError(t, err)
+	defer held.Unlock(ctx)
+
+	d := slowWatch{Client: shared.Client(), release: make(chan struct{}), stopped: make(chan struct{})}
+	s := locker.NewStore(struct {
+		driver.Backend
+		driver.Notifier
+	}{d, d})
+	defer s.Close()
+	m, err := s.Mutex("k")
+	require.NoError(t, err)
+	start := time.Now()
+	_, err = m.Lock(ctx, locker.WithWait(200*time.Millisecond))
+	require.ErrorIs(t, err, locker.ErrNotAcquired)
+	assert.Less(t, time.Since(start), 2*time.Second, "the wait must end by its budget")
+
+	time.Sleep(400 * time.Millisecond) // past the subscription's linger
+	close(d.release)
+	select {
+	case <-d.stopped:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a watch that came back after its waiters left was not stopped")
+	}
+}

@@ -143,6 +143,9 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 			// only its turn: every release while it waits is handed to a
 			// waiter.
 			sub = m.s.hub.subscribe(ctx, m.s, m.name, m.waiterID(queued))
+			if err := m.waitGoesOn(ctx); err != nil {
+				return driver.Grant{}, start, cleanup{}, err // subscribing took the wait
+			}
 			continue
 		}
 		var delay time.Duration
@@ -158,6 +161,19 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 		if err := m.sleep(ctx, jitter(delay), woken); err != nil {
 			return driver.Grant{}, start, cleanup{}, err
 		}
+	}
+}
+
+// waitGoesOn returns why the wait is over when ctx has ended or the Store
+// closed, and nil otherwise.
+func (m *Mutex) waitGoesOn(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return waitEnded(ctx)
+	case <-m.s.done:
+		return fmt.Errorf("%w: the wait ended", ErrClosed)
+	default:
+		return nil
 	}
 }
 
