@@ -226,13 +226,10 @@ func (s *Server) signal(sig syscall.Signal, paused bool) error {
 	if s.proc == nil {
 		return errors.New("memcachedtest: server not running")
 	}
-	if err := s.proc.Process.Signal(sig); err != nil {
-		return fmt.Errorf("memcachedtest: %v: %w", sig, err)
+	if err := procstate.Signal(s.proc.Process.Pid, false, sig); err != nil {
+		return fmt.Errorf("memcachedtest: %w", err)
 	}
 	s.paused = paused
-	if paused {
-		return procstate.WaitStopped(s.proc.Process.Pid, 5*time.Second)
-	}
 	return nil
 }
 

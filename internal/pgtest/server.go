@@ -278,15 +278,10 @@ func (s *Server) signal(sig syscall.Signal, paused bool) {
 	if s.cmd == nil {
 		s.t.Fatalf("pgtest: %v to the server on port %d: not running", sig, s.port)
 	}
-	if err := syscall.Kill(-s.cmd.Process.Pid, sig); err != nil {
+	if err := procstate.Signal(s.cmd.Process.Pid, true, sig); err != nil {
 		s.t.Fatalf("pgtest: %v to the server on port %d: %v", sig, s.port, err)
 	}
 	s.paused = paused
-	if paused {
-		if err := procstate.WaitStopped(s.cmd.Process.Pid, 5*time.Second); err != nil {
-			s.t.Fatalf("pgtest: %v to the server on port %d: %v", sig, s.port, err)
-		}
-	}
 }
 
 // Restart kills the server (SIGKILL) if it runs and starts it again on the
@@ -295,14 +290,9 @@ func (s *Server) signal(sig syscall.Signal, paused bool) {
 func (s *Server) Restart() {
 	s.t.Helper()
 	s.kill()
-	var err error
-	for range 20 { // the port may linger a moment after the kill
-		if err = s.launch(); err == nil {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
+	if err := procstate.Relaunch(s.launch); err != nil {
+		s.t.Fatalf("pgtest: restarting the server on port %d: %v", s.port, err)
 	}
-	s.t.Fatalf("pgtest: restarting the server on port %d: %v", s.port, err)
 }
 
 func (s *Server) cleanup() {
