@@ -146,20 +146,27 @@ func (s slowWatch) Watch(ctx context.Context, key string, fn func()) (func(), er
 	return func() { close(s.stopped) }, nil
 }
 
-func TestStoreCloseDoesNotWaitForAWatchBeingSetUp(t *testing.T) {
+// slowWatchStore returns a Store over a slowWatch, whose lock "k" another
+// client holds for the test, so that a Lock on it subscribes.
+func slowWatchStore(t *testing.T) (*locker.Store, slowWatch) {
+	t.Helper()
 	ctx := context.Background()
 	shared := memlocker.NewStore()
 	holder, err := locker.NewStore(shared.Client()).Mutex("k")
 	require.NoError(t, err)
 	held, err := holder.Lock(ctx, locker.WithLease(time.Minute))
 	require.NoError(t, err)
-	defer held.Unlock(ctx)
-
+	t.Cleanup(func() { _ = held.Unlock(ctx) })
 	d := slowWatch{Client: shared.Client(), release: make(chan struct{}), stopped: make(chan struct{})}
-	s := locker.NewStore(struct {
+	return locker.NewStore(struct {
 		driver.Backend
 		driver.Notifier
-	}{d, d})
+	}{d, d}), d
+}
+
+func TestStoreCloseDoesNotWaitForAWatchBeingSetUp(t *testing.T) {
+	ctx := context.Background()
+	s, d := slowWatchStore(t)
 	m, err := s.Mutex("k")
 	require.NoError(t, err)
 	waited := make(chan error, 1)
@@ -191,18 +198,7 @@ func TestStoreCloseDoesNotWaitForAWatchBeingSetUp(t *testing.T) {
 // left to use it, is stopped.
 func TestAWaitIsBoundWhileItsWatchIsSetUp(t *testing.T) {
 	ctx := context.Background()
-	shared := memlocker.NewStore()
-	holder, err := locker.NewStore(shared.Client()).Mutex("k")
-	require.NoError(t, err)
-	held, err := holder.Lock(ctx, locker.WithLease(time.Minute))
-	require.NoError(t, err)
-	defer held.Unlock(ctx)
-
-	d := slowWatch{Client: shared.Client(), release: make(chan struct{}), stopped: make(chan struct{})}
-	s := locker.NewStore(struct {
-		driver.Backend
-		driver.Notifier
-	}{d, d})
+	s, d := slowWatchStore(t)
 	defer s.Close()
 	m, err := s.Mutex("k")
 	require.NoError(t, err)
