@@ -119,21 +119,26 @@ func (l *listener) setUp(up bool) {
 }
 
 // run keeps a listening connection until ctx ends, reconnecting with a
-// backoff when it is lost.
+// backoff when it is lost: also after a connection that was lost soon
+// after it was made, so that a server that drops every connection at once
+// is not dialled in a loop.
 func (l *listener) run(ctx context.Context) {
 	defer close(l.done)
 	wait := relistenMin
+	pause := func() {
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, relistenMax)
+	}
 	for first := true; ctx.Err() == nil; {
 		conn, err := l.connect(ctx)
 		if err != nil {
-			select {
-			case <-ctx.Done():
-			case <-time.After(wait):
-			}
-			wait = min(2*wait, relistenMax)
+			pause()
 			continue
 		}
-		wait = relistenMin
+		up := time.Now()
 		l.setUp(true)
 		if !first {
 			l.call("", true) // releases while it was down may have been missed
@@ -144,6 +149,11 @@ func (l *listener) run(ctx context.Context) {
 		cctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 		_ = conn.Close(cctx)
 		cancel()
+		if time.Since(up) < relistenMax {
+			pause()
+		} else {
+			wait = relistenMin
+		}
 	}
 }
 
