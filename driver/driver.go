@@ -56,7 +56,8 @@ type Request struct {
 	// long from now. A store with a wait queue (Queuer) then puts Owner at
 	// the tail of Key's queue when another owner holds or has reserved the
 	// lock, or keeps its place if it is already queued; Owner must ask again
-	// before Patience has passed to stay in line. Stores without a queue
+	// before Patience has passed to stay in line. The views of a Sharer
+	// keep a wait list the same way (see Sharer). Stores without a queue
 	// ignore it.
 	Patience time.Duration
 	// Floor, when positive, asks that a free-to-held transition get a
@@ -108,4 +109,14 @@ type State struct {
 	// Token is the lock's current fencing token: the token of the present
 	// hold, or of the last one when not held (0 if the store has none).
 	Token uint64
+	// Holders lists the holds of a shared lock (see Sharer), one per owner
+	// and mode: the readers and the writer of a read-write lock, whose
+	// writer is also Owner, or the permit holders of a semaphore. It is
+	// empty for a mutex. Of a shared lock, Owner and Holds are the writer's
+	// (empty without one), and Remaining is the longest remaining lease of
+	// its holders.
+	Holders []Holder
+	// Limit is a semaphore's number of permits while it is in use; 0
+	// otherwise.
+	Limit int
 }
