@@ -27,6 +27,7 @@ var (
 	_ driver.Inspector     = (*view)(nil)
 	_ driver.ForceUnlocker = (*view)(nil)
 	_ driver.BatchExpirer  = (*view)(nil)
+	_ driver.Fencer        = (*view)(nil)
 	_ driver.Granular      = (*view)(nil)
 	_ driver.Endpointer    = (*view)(nil)
 )

@@ -2,7 +2,6 @@ package etcdlocker_test
 
 import (
 	"context"
-	"net/url"
 	"testing"
 	"time"
 
@@ -12,7 +11,6 @@ import (
 	"github.com/distlock/distlock/backends/etcdlocker"
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/etcdtest"
-	"github.com/distlock/distlock/internal/tcpproxy"
 )
 
 // heard waits for a call on ch.
@@ -124,16 +122,14 @@ func TestShareExpire(t *testing.T) {
 
 // An uncontended read hold, write hold or hold of an unused semaphore
 // costs one transaction, as a mutex does, and so does its release; a
-// re-entry, or a semaphore others hold, costs a read more (in the same
-// kind of call: the first transaction reads when refused).
+// re-entry, a semaphore others hold, or a counter another client moved,
+// costs one more (the first transaction reads the lock when refused).
 func TestShareCalls(t *testing.T) {
 	ctx := testContext(t, time.Minute)
 	c := etcdtest.Start(t)
 	clock := newManualClock() // the shared lease stays young
 	counter := newCallCounter()
-	b, err := etcdlocker.New(counter.client(t, c), clock.option())
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = b.Close() })
+	b := newClientBackend(t, counter.client(t, c), clock.option())
 	r, w, sem := view(t, b, readShare), view(t, b, writeShare), view(t, b, permits(1, 2))
 	require.True(t, mustTry(ctx, t, b, request("warm", "o")).Acquired, "the shared lease is granted")
 
@@ -151,6 +147,11 @@ func TestShareCalls(t *testing.T) {
 			require.NoError(t, v.Unlock(ctx, "k", "o"))
 		})
 	}
+	other := view(t, newBackend(t, c), writeShare)
+	require.True(t, mustTry(ctx, t, other, request("k", "p")).Acquired)
+	require.NoError(t, other.Unlock(ctx, "k", "p"))
+	txns("a write hold after another client's", 2, func(ctx context.Context) { require.True(t, mustTry(ctx, t, w, request("k", "o")).Acquired) })
+	require.NoError(t, w.Unlock(ctx, "k", "o"))
 	require.True(t, mustTry(ctx, t, r, request("k", "o1")).Acquired)
 	txns("a second reader", 1, func(ctx context.Context) { require.True(t, mustTry(ctx, t, r, request("k", "o2")).Acquired) })
 	require.True(t, mustTry(ctx, t, sem, request("s", "o1")).Acquired)
@@ -162,11 +163,7 @@ func TestShareCalls(t *testing.T) {
 func TestShareLostReplies(t *testing.T) {
 	ctx := testContext(t, time.Minute)
 	c := etcdtest.Start(t)
-	u, err := url.Parse(c.Endpoints()[0])
-	require.NoError(t, err)
-	p, err := tcpproxy.Start(u.Host)
-	require.NoError(t, err)
-	defer p.Close()
+	p := proxied(t, c)
 	lb, err := driver.Open(ctx, "etcd://"+p.Addr()+"/?dial_timeout=1s")
 	require.NoError(t, err)
 	defer lb.Close()

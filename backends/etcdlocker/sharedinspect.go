@@ -19,7 +19,7 @@ const maxTTLCalls = 16
 // Inspect implements driver.Inspector over the whole lock: every holder in
 // every mode, sorted by owner then mode, with its remaining lease rounded
 // up to a whole second; the writer as Owner; the longest remaining lease;
-// the token of the last write hold or semaphore hold (0 before the first);
+// the token counter (0 before the first write hold or semaphore hold);
 // a semaphore's limit while anybody holds or waits.
 func (v *view) Inspect(ctx context.Context, key string) (driver.State, error) {
 	if err := driver.CheckKey(key); err != nil {
@@ -51,7 +51,8 @@ func (v *view) inspect(ctx context.Context, key string) (driver.State, error) {
 	if err != nil {
 		return driver.State{}, err
 	}
-	st := driver.State{Token: uint64(ls.token), Limit: ls.limit()}
+	v.b.rememberCounter(k.token(), ls.counter.kv)
+	st := driver.State{Token: ls.counter.n, Limit: ls.limit()}
 	for _, h := range ls.holds {
 		left := ttls[clientv3.LeaseID(h.kv.Lease)]
 		if left <= 0 {

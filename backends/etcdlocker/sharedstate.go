@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
+	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/distlock/distlock/driver"
 )
@@ -37,9 +39,8 @@ type lockState struct {
 	// rev is the revision the read saw: no key it returned changed later
 	// than that.
 	rev int64
-	// token is the token key's mod revision, 0 before the first write hold
-	// or semaphore hold.
-	token int64
+	// counter is the lock's token counter as read (see counter).
+	counter counter
 	// holds are in key order (by mode, then owner); waiters first in line
 	// first, which is in the order of their keys' creation.
 	holds, waiters []entry
@@ -55,7 +56,11 @@ func (k lockKeys) parse(rev int64, kvs []*mvccpb.KeyValue) (*lockState, error) {
 			return nil, fmt.Errorf("key %.60q is not the lock's", kv.Key)
 		}
 		if rest == tokenPart {
-			st.token = kv.ModRevision
+			c, err := readCounter(kv)
+			if err != nil {
+				return nil, err
+			}
+			st.counter = c
 			continue
 		}
 		e := entry{kv: kv}
@@ -115,4 +120,34 @@ func (st *lockState) limit() int {
 		}
 	}
 	return 0
+}
+
+// counter is a lock's token counter: the token of its last write hold or
+// semaphore hold (or the highest a Fence asked for), which outlives the
+// holds, so that tokens rise from one holder to the next.
+type counter struct {
+	// kv is the token key as read or written; nil while absent.
+	kv *mvccpb.KeyValue
+	// n is the counter, 0 before the first hold.
+	n uint64
+}
+
+// readCounter reads the token key kv (nil when absent).
+func readCounter(kv *mvccpb.KeyValue) (counter, error) {
+	if kv == nil {
+		return counter{}, nil
+	}
+	n, err := strconv.ParseUint(string(kv.Value), 10, 64)
+	if err != nil {
+		return counter{}, fmt.Errorf("key %.60q does not hold a distlock token counter (value %.40q)", kv.Key, kv.Value)
+	}
+	return counter{kv: kv, n: n}, nil
+}
+
+// unchanged is the condition that the token key k is still as c read it.
+func (c counter) unchanged(k string) clientv3.Cmp {
+	if c.kv == nil {
+		return clientv3.Compare(clientv3.CreateRevision(k), "=", 0)
+	}
+	return clientv3.Compare(clientv3.ModRevision(k), "=", c.kv.ModRevision)
 }

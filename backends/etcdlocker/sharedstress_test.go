@@ -35,6 +35,9 @@ func acquire(ctx context.Context, v driver.Backend, r driver.Request) (driver.Gr
 
 // rwChecker counts the holds inside a read-write lock as its holders see
 // them, and the write tokens.
+// maxErrs bounds the errors a checker records.
+const maxErrs = 5
+
 type rwChecker struct {
 	mu              sync.Mutex
 	readers, writer int
@@ -47,6 +50,7 @@ func (c *rwChecker) enter(write bool, token uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
+	case len(c.errs) >= maxErrs:
 	case write && (c.writer > 0 || c.readers > 0):
 		c.errs = append(c.errs, fmt.Sprintf("a writer entered with %d readers and %d writers", c.readers, c.writer))
 	case write && token <= c.lastWrite:
@@ -76,6 +80,46 @@ func (c *rwChecker) leave(write bool) {
 	}
 }
 
+// contender is one of the owners contend runs.
+type contender struct {
+	v     driver.Backend
+	owner string
+	// enter is called with each grant once the owner holds the lock, and
+	// leave before it gives the lock back.
+	enter func(driver.Grant)
+	leave func()
+}
+
+// holdFor is how long a contender holds the lock, so that holds overlap
+// where the lock lets them.
+const holdFor = 2 * time.Millisecond
+
+// contend runs the contenders on key for a few seconds, each taking the
+// lock (with patience) and giving it back as often as it can.
+func contend(ctx context.Context, t *testing.T, key string, cs []contender) {
+	end := time.Now().Add(3 * time.Second)
+	var wg sync.WaitGroup
+	for _, c := range cs {
+		wg.Go(func() {
+			for time.Now().Before(end) {
+				req := request(key, c.owner)
+				req.Patience = 3 * time.Second
+				g, err := acquire(ctx, c.v, req)
+				if !assert.NoError(t, err) {
+					return
+				}
+				c.enter(g)
+				time.Sleep(holdFor)
+				c.leave()
+				if !assert.NoError(t, c.v.Unlock(ctx, key, c.owner)) {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
 // Readers and writers on several clients contend for one lock: no writer
 // is ever inside with anybody else, tokens rise with the writes and the
 // readers read the last write's, and the lock is left with nothing but its
@@ -84,8 +128,7 @@ func TestRWLockContention(t *testing.T) {
 	ctx := testContext(t, time.Minute)
 	c := etcdtest.Start(t)
 	var check rwChecker
-	end := time.Now().Add(3 * time.Second)
-	var wg sync.WaitGroup
+	var cs []contender
 	for client := range 3 {
 		b := newBackend(t, c)
 		r, w := view(t, b, readShare), view(t, b, writeShare)
@@ -95,25 +138,14 @@ func TestRWLockContention(t *testing.T) {
 			if write {
 				v = w
 			}
-			owner := fmt.Sprintf("c%d-w%d", client, worker)
-			wg.Go(func() {
-				for time.Now().Before(end) {
-					req := request("k", owner)
-					req.Patience = 3 * time.Second
-					g, err := acquire(ctx, v, req)
-					if !assert.NoError(t, err) {
-						return
-					}
-					check.enter(write, g.Token)
-					check.leave(write)
-					if !assert.NoError(t, v.Unlock(ctx, "k", owner)) {
-						return
-					}
-				}
+			cs = append(cs, contender{
+				v: v, owner: fmt.Sprintf("c%d-w%d", client, worker),
+				enter: func(g driver.Grant) { check.enter(write, g.Token) },
+				leave: func() { check.leave(write) },
 			})
 		}
 	}
-	wg.Wait()
+	contend(ctx, t, "k", cs)
 	assert.Empty(t, check.errs)
 	assert.Positive(t, check.writes)
 	assert.Positive(t, check.reads)
@@ -132,40 +164,31 @@ func TestSemaphoreContention(t *testing.T) {
 	inside := 0
 	tokens := map[uint64]bool{}
 	var errs []string
-	end := time.Now().Add(3 * time.Second)
-	var wg sync.WaitGroup
+	var cs []contender
 	for client := range 3 {
 		b := newBackend(t, c)
 		for worker := range 3 {
 			n := 1 + worker%2
-			v := view(t, b, permits(n, limit))
-			owner := fmt.Sprintf("c%d-w%d", client, worker)
-			wg.Go(func() {
-				for time.Now().Before(end) {
-					req := request("s", owner)
-					req.Patience = 3 * time.Second
-					g, err := acquire(ctx, v, req)
-					if !assert.NoError(t, err) {
-						return
-					}
-					mu.Lock()
-					if inside += n; inside > limit {
-						errs = append(errs, fmt.Sprintf("%d permits held", inside))
-					}
-					if tokens[g.Token] {
-						errs = append(errs, fmt.Sprintf("token %d granted twice", g.Token))
-					}
-					tokens[g.Token] = true
-					inside -= n
-					mu.Unlock()
-					if !assert.NoError(t, v.Unlock(ctx, "s", owner)) {
-						return
-					}
+			enter := func(g driver.Grant) {
+				mu.Lock()
+				defer mu.Unlock()
+				if inside += n; inside > limit && len(errs) < maxErrs {
+					errs = append(errs, fmt.Sprintf("%d permits held", inside))
 				}
-			})
+				if tokens[g.Token] && len(errs) < maxErrs {
+					errs = append(errs, fmt.Sprintf("token %d granted twice", g.Token))
+				}
+				tokens[g.Token] = true
+			}
+			leave := func() {
+				mu.Lock()
+				defer mu.Unlock()
+				inside -= n
+			}
+			cs = append(cs, contender{v: view(t, b, permits(n, limit)), owner: fmt.Sprintf("c%d-w%d", client, worker), enter: enter, leave: leave})
 		}
 	}
-	wg.Wait()
+	contend(ctx, t, "s", cs)
 	assert.Empty(t, errs)
 	t.Logf("%d grants", len(tokens))
 	assert.Equal(t, []string{"distlock/\x00sem/s/t"}, etcdKeys(ctx, t, c, "distlock/"), "no hold or waiter is left")

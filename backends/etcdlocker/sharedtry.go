@@ -2,6 +2,8 @@ package etcdlocker
 
 import (
 	"context"
+	"slices"
+	"strconv"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -19,10 +21,6 @@ const sharedRounds = 4
 // contendedRetry is the Remaining of an attempt refused because the lock
 // kept changing under its transactions: a waiter tries again soon.
 const contendedRetry = 100 * time.Millisecond
-
-// tokenValue is the value of a shared lock's token key, whose mod revision
-// is the token of the lock's last write hold or semaphore hold.
-const tokenValue = "distlock1 token"
 
 // verdict is what an attempt on a shared lock does.
 type verdict uint8
@@ -96,11 +94,13 @@ func (v *view) decide(k lockKeys, owner string, st *lockState) (decision, error)
 
 // TryLock implements driver.Backend for a shared lock: see driver.Sharer
 // for whom it lets in. Its first transaction assumes that nothing is in
-// the way and takes the hold if etcd finds it so; otherwise it reads the
-// lock, and a second transaction acts on what it read: one round trip for
-// an uncontended read hold, write hold or unused semaphore, two otherwise.
-// Tokens are etcd revisions, as for the mutexes, so r.Floor is ignored.
-// A semaphore in use with another limit, or a hold of other permits by
+// the way, and that the token counter is as the backend last saw it, and
+// takes the hold if etcd finds it so; otherwise it reads the lock, and a
+// second transaction acts on what it read: one round trip for an
+// uncontended read hold, and for a write hold or a hold of an unused
+// semaphore whose counter no other client moved; two otherwise. A write or
+// semaphore hold's token is the counter plus one, or r.Floor if higher. A
+// semaphore in use with another limit, or a hold of other permits by
 // r.Owner, fail with driver.ErrInvalid, changing nothing.
 func (v *view) TryLock(ctx context.Context, r driver.Request) (driver.Grant, error) {
 	if err := driver.CheckRequest(r); err != nil {
@@ -115,6 +115,7 @@ func (v *view) TryLock(ctx context.Context, r driver.Request) (driver.Grant, err
 	}
 	defer call.End()
 	a := attempt{v: v, r: r, k: v.keys(r.Key), start: v.b.clock()}
+	a.counter = v.b.counterHint(a.k.token())
 	g, err := a.run(ctx)
 	a.end(ctx)
 	if err != nil {
@@ -138,6 +139,8 @@ type attempt struct {
 	// hold and wait are the leases for a hold and for a place on the wait
 	// list, taken when needed.
 	hold, wait leased
+	// counter is the lock's token counter as last seen.
+	counter counter
 }
 
 // run decides and commits, round by round.
@@ -151,7 +154,7 @@ func (a *attempt) run(ctx context.Context) (driver.Grant, error) {
 		if d.verdict == refuse && (!d.join || a.r.Patience <= 0) {
 			return a.refused(ctx, d), nil
 		}
-		resp, val, err := a.commit(ctx, d)
+		resp, w, err := a.commit(ctx, d)
 		if err != nil {
 			return driver.Grant{}, err
 		}
@@ -162,18 +165,28 @@ func (a *attempt) run(ctx context.Context) (driver.Grant, error) {
 				}
 				return a.refused(ctx, d), nil
 			}
-			return a.granted(ctx, d, resp, val), nil
+			return a.granted(ctx, d, resp, w)
 		}
 		if st, err = a.k.parse(resp.Header.Revision, lastRange(resp)); err != nil {
 			return driver.Grant{}, err
 		}
+		a.counter = st.counter
+		a.v.b.rememberCounter(a.k.token(), st.counter.kv)
 	}
 	return driver.Grant{Remaining: contendedRetry}, nil
 }
 
+// holdWrite is what an acquisition or re-entry writes: the hold's value
+// and token, and the counter's new value (0: left alone).
+type holdWrite struct {
+	val     string
+	token   uint64
+	counter uint64
+}
+
 // commit sends d's transaction, which reads the lock when its conditions
-// fail. It returns the value it writes for the hold.
-func (a *attempt) commit(ctx context.Context, d decision) (*clientv3.TxnResponse, string, error) {
+// fail, and returns what it writes for a hold.
+func (a *attempt) commit(ctx context.Context, d decision) (*clientv3.TxnResponse, holdWrite, error) {
 	lease, ttl := &a.hold, a.r.TTL
 	if d.verdict == refuse {
 		lease, ttl = &a.wait, min(a.r.Patience, time.Duration(maxLeaseSeconds)*time.Second)
@@ -182,49 +195,58 @@ func (a *attempt) commit(ctx context.Context, d decision) (*clientv3.TxnResponse
 		l, err := a.v.b.takeLease(ctx, a.v.b.leaseSeconds(ttl), a.v.b.clock())
 		if err != nil {
 			// Nothing was written; at worst an unused lease runs out.
-			return nil, "", err
+			return nil, holdWrite{}, err
 		}
 		lease.l = l
 	}
+	conds := d.conds
 	var ops []clientv3.Op
-	var val string
+	var w holdWrite
 	if d.verdict == refuse {
 		ops = []clientv3.Op{a.joinOp(lease.l)}
 	} else {
-		ops, val = a.holdOps(d, lease.l)
+		ops, w = a.holdOps(d, lease.l)
+		if w.counter > 0 {
+			conds = append(slices.Clip(conds), a.counter.unchanged(a.k.token()))
+		}
 	}
-	resp, err := a.v.b.cli.Txn(ctx).If(d.conds...).Then(ops...).Else(clientv3.OpGet(a.k.base, clientv3.WithPrefix())).Commit()
+	resp, err := a.v.b.cli.Txn(ctx).If(conds...).Then(ops...).Else(clientv3.OpGet(a.k.base, clientv3.WithPrefix())).Commit()
 	switch {
 	case err != nil:
 		lease.use = leaseUnknown
 	case resp.Succeeded:
 		lease.use = leaseBound
 	}
-	return resp, val, err
+	return resp, w, err
 }
 
-// holdOps are the writes of an acquisition or re-entry bound to lease, and
-// the hold's new value. An acquisition takes the owner off the wait list
-// and, of a write or semaphore hold, moves the token counter to its
-// revision, which is its token; a read hold reads the counter.
-func (a *attempt) holdOps(d decision, lease *sharedLease) ([]clientv3.Op, string) {
+// holdOps are the writes of an acquisition or re-entry bound to lease. An
+// acquisition takes the owner off the wait list and, of a write or
+// semaphore hold, moves the token counter on to the hold's token; a read
+// hold reads the counter.
+func (a *attempt) holdOps(d decision, lease *sharedLease) ([]clientv3.Op, holdWrite) {
 	v := lockValue{owner: a.r.Owner, holds: 1, ttl: lease.ttl, shared: true, permits: a.v.share.Permits, limit: a.v.share.Limit}
-	if d.verdict == reenter {
-		v.holds = d.own.v.holds + 1
-	}
-	val := v.encode()
-	ops := []clientv3.Op{clientv3.OpPut(a.k.hold(a.v.letter, a.r.Owner), val, clientv3.WithLease(lease.id))}
 	read := a.v.share.Mode == driver.Read
+	var w holdWrite
+	switch {
+	case d.verdict == reenter:
+		v.holds, v.token = d.own.v.holds+1, d.own.v.token
+	case !read:
+		v.token = max(a.counter.n+1, a.r.Floor)
+		w.counter = v.token
+	}
+	w.val, w.token = v.encode(), v.token
+	ops := []clientv3.Op{clientv3.OpPut(a.k.hold(a.v.letter, a.r.Owner), w.val, clientv3.WithLease(lease.id))}
 	if d.verdict == admit {
 		ops = append(ops, clientv3.OpDelete(a.k.waiter(a.r.Owner), clientv3.WithPrevKV()))
-		if !read {
-			ops = append(ops, clientv3.OpPut(a.k.token(), tokenValue))
-		}
+	}
+	if w.counter > 0 {
+		ops = append(ops, clientv3.OpPut(a.k.token(), strconv.FormatUint(w.counter, 10)))
 	}
 	if read {
 		ops = append(ops, clientv3.OpGet(a.k.token()))
 	}
-	return ops, val
+	return ops, w
 }
 
 // joinOp puts the owner on the wait list for the lease's length, or keeps
@@ -234,29 +256,41 @@ func (a *attempt) joinOp(lease *sharedLease) clientv3.Op {
 	return clientv3.OpPut(a.k.waiter(a.r.Owner), v.encode(), clientv3.WithLease(lease.id))
 }
 
-// granted is the Grant of d's transaction, which succeeded writing val.
-func (a *attempt) granted(ctx context.Context, d decision, resp *clientv3.TxnResponse, val string) driver.Grant {
+// granted is the Grant of d's transaction, which succeeded writing w.
+func (a *attempt) granted(ctx context.Context, d decision, resp *clientv3.TxnResponse, w holdWrite) (driver.Grant, error) {
+	b := a.v.b
 	k := a.k.hold(a.v.letter, a.r.Owner)
 	rev := resp.Header.Revision
-	g := driver.Grant{Acquired: true, Holds: 1, Token: uint64(rev)}
+	g := driver.Grant{Acquired: true, Holds: 1, Token: w.token}
 	created, version := rev, int64(1)
 	if d.verdict == reenter {
-		g.Holds, g.Token = d.own.v.holds+1, uint64(d.own.kv.CreateRevision)
+		g.Holds = d.own.v.holds + 1
 		created, version = d.own.kv.CreateRevision, d.own.kv.Version+1
-		a.v.b.unboundKV(ctx, d.own.kv)
+		b.unboundKV(ctx, d.own.kv)
 	} else if prev := resp.Responses[1].GetResponseDeleteRange().GetPrevKvs(); len(prev) > 0 {
-		a.v.b.unboundKV(ctx, prev[0]) // the owner left the wait list
+		b.unboundKV(ctx, prev[0]) // the owner left the wait list
 	}
-	if a.v.share.Mode == driver.Read {
-		// A read hold carries the last write's token.
-		g.Token = 0
-		if kv := lastKV(resp); kv != nil {
-			g.Token = uint64(kv.ModRevision)
+	b.hints.remember(k, a.r.Owner, written(k, w.val, a.hold.l.id, created, rev, version))
+	tk := a.k.token()
+	switch {
+	case a.v.share.Mode == driver.Read:
+		// A read hold carries the counter: the last write's token.
+		kv := lastKV(resp)
+		c, err := readCounter(kv)
+		if err != nil {
+			return driver.Grant{}, err
 		}
+		g.Token = c.n
+		b.rememberCounter(tk, kv)
+	case w.counter > 0:
+		created, version := rev, int64(1)
+		if a.counter.kv != nil {
+			created, version = a.counter.kv.CreateRevision, a.counter.kv.Version+1
+		}
+		b.rememberCounter(tk, written(tk, strconv.FormatUint(w.counter, 10), clientv3.NoLease, created, rev, version))
 	}
-	a.v.b.hints.remember(k, a.r.Owner, written(k, val, a.hold.l.id, created, rev, version))
 	g.Validity = a.hold.l.validity(a.start, a.r.TTL)
-	return g
+	return g, nil
 }
 
 // refused is the Grant of an attempt that d refused: Remaining is the

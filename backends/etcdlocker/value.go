@@ -26,6 +26,7 @@ const (
 	sharedAttr  = "shared"
 	waitingAttr = "waiting"
 	permitsAttr = "permits="
+	tokenAttr   = "token="
 )
 
 // lockValue is what a lock's key holds.
@@ -45,12 +46,15 @@ type lockValue struct {
 	// permits and limit are a semaphore hold's (or waiter's) permits and
 	// the semaphore's limit; 0 for other keys.
 	permits, limit int
+	// token is a write hold's or a semaphore hold's fencing token; 0 for
+	// other keys (a mutex's token is its key's creation revision).
+	token uint64
 }
 
 // encode lays the value out as "tag\nholds\nttl\nowner": the owner comes
 // last, so it may hold any bytes, newlines included. The tag is
-// "distlock1", then "shared", "waiting" and "permits=P/L" where they
-// apply.
+// "distlock1", then "shared", "waiting", "permits=P/L" and "token=T" where
+// they apply.
 func (v lockValue) encode() string {
 	tag := valueVersion
 	if v.shared {
@@ -61,6 +65,9 @@ func (v lockValue) encode() string {
 	}
 	if v.limit > 0 {
 		tag += " " + permitsAttr + strconv.Itoa(v.permits) + "/" + strconv.Itoa(v.limit)
+	}
+	if v.token > 0 {
+		tag += " " + tokenAttr + strconv.FormatUint(v.token, 10)
 	}
 	return tag + "\n" + strconv.Itoa(v.holds) + "\n" + strconv.FormatInt(v.ttl, 10) + "\n" + v.owner
 }
@@ -108,6 +115,13 @@ func (v *lockValue) decodeTag(tag string) bool {
 			return false
 		}
 		v.permits, v.limit, fields = permits, limit, fields[1:]
+	}
+	if len(fields) > 0 && strings.HasPrefix(fields[0], tokenAttr) {
+		token, err := strconv.ParseUint(fields[0][len(tokenAttr):], 10, 64)
+		if err != nil || token == 0 {
+			return false
+		}
+		v.token, fields = token, fields[1:]
 	}
 	return len(fields) == 0
 }
