@@ -120,3 +120,18 @@ func TestShareInvalid(t *testing.T) {
 		assert.ErrorIs(t, err, locker.ErrInvalid, "%+v", s)
 	}
 }
+
+// A key under a shared lock's keys that distlock did not write is no hold:
+// calls that read it fail, and say so, rather than guess.
+func TestShareForeignKey(t *testing.T) {
+	ctx := testContext(t, time.Minute)
+	c := etcdtest.Start(t)
+	b := newBackend(t, c)
+	_, err := c.Client(t).Put(ctx, "distlock/\x00rw/k/h/w/x", "not a lock")
+	require.NoError(t, err)
+	w := view(t, b, writeShare)
+	_, err = w.TryLock(ctx, request("k", "o"))
+	assert.ErrorContains(t, err, "does not hold a distlock lock")
+	_, err = w.(driver.Inspector).Inspect(ctx, "k")
+	assert.ErrorContains(t, err, "does not hold a distlock lock")
+}

@@ -67,7 +67,8 @@ func (k lockKeys) parse(rev int64, kvs []*mvccpb.KeyValue) (*lockState, error) {
 		switch {
 		case strings.HasPrefix(rest, waitersPart):
 			e.owner = rest[len(waitersPart):]
-		case strings.HasPrefix(rest, holdsPart) && len(rest) > len(holdsPart)+2 && rest[len(holdsPart)+1] == '/':
+		case strings.HasPrefix(rest, holdsPart) && len(rest) > len(holdsPart)+2 && rest[len(holdsPart)+1] == '/' &&
+			strings.Contains(readLetter+writeLetter+permitsLetter, rest[len(holdsPart):len(holdsPart)+1]):
 			e.letter = rest[len(holdsPart) : len(holdsPart)+1]
 			e.owner = rest[len(holdsPart)+2:]
 		default:
