@@ -98,6 +98,7 @@ func TestSharedSemaphoreBound(t *testing.T) {
 	stores, cs, rl := memRL(t, 3)
 	_, err := rl.(driver.Sharer).Share(driver.Share{Mode: driver.Permits, Limit: 2, Permits: 1})
 	require.ErrorIs(t, err, driver.ErrInvalid)
+	assert.ErrorIs(t, err, errors.ErrUnsupported, "and a kind of semaphore the RedLock cannot keep")
 	assert.ErrorContains(t, err, "floor(3×2/2) = 3 holders")
 	assert.ErrorContains(t, err, "MultiLock")
 

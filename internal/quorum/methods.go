@@ -14,7 +14,9 @@ import (
 // none of the sentinels when enough members may hold it that the outcome
 // is unknown. Patience is checked, and passed on only to the members that
 // keep a view's wait list (see waitsAt): a combinator of mutexes keeps no
-// queue.
+// queue. A Floor above the attempt's own (tokenFloor) is what its fencing
+// members get instead, so that a view, whose members honour it, hands out
+// no token below it.
 func (c *combinator) TryLock(ctx context.Context, r driver.Request) (driver.Grant, error) {
 	ts, key, err := c.enter(r.Key)
 	if err != nil {
@@ -25,7 +27,7 @@ func (c *combinator) TryLock(ctx context.Context, r driver.Request) (driver.Gran
 	if err := driver.CheckRequest(r); err != nil {
 		return driver.Grant{}, c.labelled(err)
 	}
-	return c.tryLock(ctx, ts, r.Owner, r.TTL, r.Patience)
+	return c.tryLock(ctx, ts, r)
 }
 
 // Unlock implements driver.Backend: it drops one hold on every member that
