@@ -33,14 +33,11 @@ func (c *combinator) TryLock(ctx context.Context, r driver.Request) (driver.Gran
 // Unlock implements driver.Backend: it drops one hold on every member that
 // has one for owner (see release.go).
 func (c *combinator) Unlock(ctx context.Context, key, owner string) error {
-	ts, key, err := c.enter(key)
+	ts, err := c.enterOwner(key, owner)
 	if err != nil {
 		return err
 	}
 	defer c.guard.Exit()
-	if err := driver.CheckOwner(key, owner); err != nil {
-		return c.labelled(err)
-	}
 	return c.unlock(ctx, ts, owner)
 }
 
@@ -96,14 +93,11 @@ func (c *combinator) forceUnlockKey(ctx context.Context, key string) (bool, erro
 // fenceKey raises the token of owner's hold on key on every fencing member,
 // for a combinator that has this one as a member (see nestedFencer).
 func (c *combinator) fenceKey(ctx context.Context, key, owner string, token uint64) error {
-	ts, key, err := c.enter(key)
+	ts, err := c.enterOwner(key, owner)
 	if err != nil {
 		return err
 	}
 	defer c.guard.Exit()
-	if err := driver.CheckOwner(key, owner); err != nil {
-		return c.labelled(err)
-	}
 	if token == 0 {
 		return c.labelled(driver.Invalid("zero token"))
 	}
