@@ -18,7 +18,9 @@ import (
 // is conditioned on no hold key created since st was read: a hold that
 // ended meanwhile (released, run out, or forced) only frees more permits.
 // Nobody overtakes a live waiter: unless the owner is first in line (its
-// own place unchanged), no waiter may have joined since either.
+// own place unchanged), no waiter may have joined since either. (Every
+// acquisition also moves the token counter, and is conditioned on it, so
+// two acquisitions never commit on one read of the semaphore.)
 //
 // Every key of a semaphore carries its limit, and all of them carry the
 // same: a key is only created while a key of the same limit, read before,

@@ -14,8 +14,8 @@ import (
 // sharedRounds bounds the transactions of one attempt on a shared lock. A
 // transaction whose conditions fail reads the lock instead, and the next
 // round decides on what it read; each failure is another owner's change
-// to the lock (see decision), so a few rounds are enough but under heavy
-// contention, which the Store rides out by waiting.
+// to the lock (see decision), so a few rounds are enough except under
+// heavy contention, which the Store rides out by waiting.
 const sharedRounds = 4
 
 // contendedRetry is the Remaining of an attempt refused because the lock
