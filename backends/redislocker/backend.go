@@ -176,7 +176,8 @@ func (b *Backend) tryLock(ctx context.Context, r driver.Request) (driver.Grant, 
 // ended by a zero byte.
 func (b *Backend) tryLockArg(r driver.Request) string {
 	ttl, linger := millis(r.TTL), millis(b.cfg.fenceLinger)
-	p := make([]byte, 0, 3*8+2*20+len(b.publish)+3)
+	var buf [3*8 + 2*20 + 16]byte // room for it all: it stays on the stack
+	p := buf[:0]
 	p = binary.LittleEndian.AppendUint64(p, uint64(millis(r.Patience)))
 	p = binary.LittleEndian.AppendUint64(p, r.Floor)
 	p = binary.LittleEndian.AppendUint64(p, uint64(linger))
