@@ -50,7 +50,7 @@ func (b *Backend) ExpireBatch(ctx context.Context, renewals []driver.Renewal) []
 		}
 		c := bySlot[slot]
 		if c == nil || len(c.index) == batchChunk {
-			c = &batchCall{args: []any{b.lingerArg}}
+			c = &batchCall{args: []any{millis(b.cfg.fenceLinger)}}
 			bySlot[slot] = c
 			calls = append(calls, c)
 		}

@@ -133,7 +133,7 @@ func expectState(ctx context.Context, t *testing.T, b *redislocker.Backend, key 
 		t.Fatalf("Inspect(%q): remaining lease %v, want within (0, 10s]", key, st.Remaining)
 	}
 	st.Remaining = 0
-	if !reflect.DeepEqual(st, want) { // State holds a slice (Holders)
+	if !reflect.DeepEqual(st, want) {
 		t.Fatalf("Inspect(%q) = %+v, want %+v", key, st, want)
 	}
 }
