@@ -37,7 +37,7 @@ type report struct {
 const (
 	targetUncontended   = 1.0  // distlock / best peer, p50
 	targetScriptTime    = 1.5  // distlock / redislock, server script time per uncontended cycle
-	targetRedLock       = 0.5  // distlock / redsync, p50
+	targetRedLock       = 0.9  // distlock / redsync, p50 (issue 12)
 	targetThroughput    = 0.95 // acquisitions per second / physical limit
 	targetWaitP99       = 0.3  // distlock / best peer
 	targetShare         = 0.9  // smallest share / mean share
