@@ -88,7 +88,7 @@ func TestTorture(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			d := c.deploy(t)
 			for _, s := range byConfig[c] {
-				t.Run(s.fault.name, func(t *testing.T) { runScenario(t, d, s) })
+				t.Run(s.label(), func(t *testing.T) { runScenario(t, d, s) })
 			}
 		})
 	}
