@@ -17,6 +17,9 @@ type audit struct {
 	// overlaps counts holds that entered the resource beside holds they
 	// must exclude (see occupancy.admits).
 	overlaps int
+	// peak is the most holds inside at once, for a shared lock's run to
+	// show that its holds did share.
+	peak     int
 	writes   int // writes accepted
 	rejected int // writes the resource turned away (stale tokens)
 	// pausedRejected counts rejected writes of paused holders.
@@ -83,6 +86,7 @@ func (a *audit) countOverlaps(holds []*hold) int {
 		for _, o := range active {
 			in = in.with(o.share)
 		}
+		a.peak = max(a.peak, in.holds+1)
 		if !in.admits(h.share) {
 			n++
 			a.example("overlap: %v entered at %v beside %s", h, h.lockReturn, insideSince(active))

@@ -146,8 +146,8 @@ func execute(t *testing.T, d *deployment, s scenario) result {
 		}
 	}
 	a := res.audit
-	t.Logf("%s: %d holds, %d writes, %d rejected, %d faults, %d unknown outcomes (e.g. %v), %d waits gave up, Done lag up to %v",
-		s.name(), a.acquired, a.writes, a.rejected, res.row.faults, r.hist.errs, r.hist.firstErr, r.hist.gaveUp, a.maxDoneLag)
+	t.Logf("%s: %d holds (at most %d inside at once), %d writes, %d rejected, %d faults, %d unknown outcomes (e.g. %v), %d waits gave up, Done lag up to %v",
+		s.name(), a.acquired, a.peak, a.writes, a.rejected, res.row.faults, r.hist.errs, r.hist.firstErr, r.hist.gaveUp, a.maxDoneLag)
 	for _, e := range a.examples {
 		t.Log(e)
 	}
@@ -168,6 +168,7 @@ func runScenario(t *testing.T, d *deployment, s scenario) {
 	failIf(t, a.noToken > 0, "%d holds granted without a fencing token (token 0)", a.noToken)
 	failIf(t, s.exclusive && a.overlaps > 0, "%d holds entered beside holds they must exclude, but %s promises exclusion under %s (%s)",
 		a.overlaps, s.config.name, s.fault.name, s.why)
+	failIf(t, r.lock != mutexLock && a.peak < 2, "no two holds were ever inside at once: the scenario tested no sharing")
 	failIf(t, s.exclusive && a.staleReads > 0, "%d read holds with a token older than a write before them, but %s promises exclusion under %s (%s)",
 		a.staleReads, s.config.name, s.fault.name, s.why)
 	failIf(t, s.fault.pauser && a.pausedRejected == 0,
