@@ -2,8 +2,8 @@ package torture
 
 import "testing"
 
-// scenarios are the configurations under their faults, each with its
-// promise, in the order they run: the faults that leave servers restarted
+// scenarios are the configurations under their faults, each with its lock
+// (a mutex unless lock says otherwise) and promise, in the order they run: the faults that leave servers restarted
 // come last for each configuration, whose servers its scenarios share. See
 // the package documentation for the table.
 var scenarios = []scenario{
@@ -54,6 +54,8 @@ var scenarios = []scenario{
 	{config: etcdCluster, fault: etcdMemberFault, exclusive: true,
 		why: "leases survive a member's loss and are extended when the leader changes"},
 
+	{config: memStore, lock: rwLock, fault: noFault, exclusive: true},
+	{config: memStore, lock: semaphoreLock, fault: noFault, exclusive: true},
 	{config: memStore, fault: clockFault, exclusive: false,
 		why: "a store whose clock jumps forward ends leases early; fencing must catch the stale writes"},
 
