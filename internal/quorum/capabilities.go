@@ -13,8 +13,12 @@ import (
 // so one watched member hears of it), driver.Inspector when every member
 // inspects, and driver.ForceUnlocker when every member force-unlocks, each
 // found on the members once, when the combinator is made. Every combinator
-// is a driver.BatchExpirer and a driver.Granular. It is not a
-// driver.Fencer: raising tokens is what a combinator does to its members,
+// is a driver.BatchExpirer, a driver.Granular, a driver.Sharer (whose
+// Share fails, naming the member, when a member cannot share: see
+// share.go) and a driver.Dequeuer (which has nothing to do unless the
+// combinator is a view whose members keep a wait list: see waitlist.go),
+// through methods of the combinator itself, so that its views are of the
+// same eight types. It is not a driver.Fencer: raising tokens is what a combinator does to its members,
 // and a combinator that is the member of another is fenced by the engine
 // directly (see nested), when it has fencing members of its own.
 //
@@ -87,6 +91,8 @@ type (
 var (
 	_ driver.BatchExpirer = plain{}
 	_ driver.Granular     = plain{}
+	_ driver.Sharer       = plain{}
+	_ driver.Dequeuer     = plain{}
 
 	_ driver.Notifier      = withN{}
 	_ driver.Inspector     = withI{}

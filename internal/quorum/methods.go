@@ -12,7 +12,8 @@ import (
 // wait budget. It returns a grant with Acquired false when the attempt
 // failed and the owner is known not to hold the lock, and an error that is
 // none of the sentinels when enough members may hold it that the outcome
-// is unknown. Patience is checked and not passed on: a combinator keeps no
+// is unknown. Patience is checked, and passed on only to the members that
+// keep a view's wait list (see waitsAt): a combinator of mutexes keeps no
 // queue.
 func (c *combinator) TryLock(ctx context.Context, r driver.Request) (driver.Grant, error) {
 	ts, key, err := c.enter(r.Key)
@@ -24,7 +25,7 @@ func (c *combinator) TryLock(ctx context.Context, r driver.Request) (driver.Gran
 	if err := driver.CheckRequest(r); err != nil {
 		return driver.Grant{}, c.labelled(err)
 	}
-	return c.tryLock(ctx, ts, r.Owner, r.TTL)
+	return c.tryLock(ctx, ts, r.Owner, r.TTL, r.Patience)
 }
 
 // Unlock implements driver.Backend: it drops one hold on every member that
