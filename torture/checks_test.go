@@ -26,34 +26,44 @@ func (grantAll) Unlock(context.Context, string, string) error                { r
 func (grantAll) Expire(context.Context, string, string, time.Duration) error { return nil }
 func (grantAll) Close() error                                                { return nil }
 
-// sameToken is a lock that excludes correctly but hands out one token to
-// every holder. It passes on its client's Backend methods and release
-// notification, and no other capability (it names each method, where
-// embedding the client would pass them all).
-type sameToken struct{ c *memlocker.Client }
+// notifying is a lock with release notification.
+type notifying interface {
+	driver.Backend
+	driver.Notifier
+}
 
-var _ driver.Notifier = sameToken{}
+// retokened is a lock that excludes as the lock it wraps does but gives
+// its grants the token that token makes of theirs. It passes on the
+// wrapped lock's Backend methods and release notification, and no other
+// capability (it names each method, where embedding the lock would pass
+// them all).
+type retokened struct {
+	lock  notifying
+	token func(uint64) uint64
+}
 
-func (s sameToken) TryLock(ctx context.Context, r driver.Request) (driver.Grant, error) {
-	g, err := s.c.TryLock(ctx, r)
+var _ notifying = retokened{}
+
+func (r retokened) TryLock(ctx context.Context, req driver.Request) (driver.Grant, error) {
+	g, err := r.lock.TryLock(ctx, req)
 	if g.Acquired {
-		g.Token = 7
+		g.Token = r.token(g.Token)
 	}
 	return g, err
 }
 
-func (s sameToken) Unlock(ctx context.Context, key, owner string) error {
-	return s.c.Unlock(ctx, key, owner)
+func (r retokened) Unlock(ctx context.Context, key, owner string) error {
+	return r.lock.Unlock(ctx, key, owner)
 }
 
-func (s sameToken) Expire(ctx context.Context, key, owner string, ttl time.Duration) error {
-	return s.c.Expire(ctx, key, owner, ttl)
+func (r retokened) Expire(ctx context.Context, key, owner string, ttl time.Duration) error {
+	return r.lock.Expire(ctx, key, owner, ttl)
 }
 
-func (s sameToken) Close() error { return s.c.Close() }
+func (r retokened) Close() error { return r.lock.Close() }
 
-func (s sameToken) Watch(ctx context.Context, key string, fn func()) (func(), error) {
-	return s.c.Watch(ctx, key, fn)
+func (r retokened) Watch(ctx context.Context, key string, fn func()) (func(), error) {
+	return r.lock.Watch(ctx, key, fn)
 }
 
 var (
@@ -63,7 +73,11 @@ var (
 			return grantAll{next: next}
 		}}
 	}}
-	brokenTokens = brokenMem("broken-tokens", func(c *memlocker.Client) driver.Backend { return sameToken{c} })
+	// brokenTokens excludes correctly but hands out one token to every
+	// holder.
+	brokenTokens = brokenMem("broken-tokens", func(c *memlocker.Client) driver.Backend {
+		return retokened{lock: c, token: func(uint64) uint64 { return 7 }}
+	})
 )
 
 // brokenMem is a configuration whose clients share one mem store, each

@@ -43,11 +43,11 @@ type player struct {
 // store.
 func (r *run) play(p *player) {
 	held := 0 // holds acquired; a failed attempt does not skip a pause
-	var take handle
+	var lock handle
 	for n := 0; !r.stopped(); n++ {
-		if take == nil || !p.keep {
+		if lock == nil || !p.keep {
 			var err error
-			if take, err = r.lock.open(p.store, r.key, r.lease); err != nil {
+			if lock, err = r.lock.open(p.store, r.key, r.lease); err != nil {
 				r.hist.failed(err)
 				return
 			}
@@ -63,7 +63,7 @@ func (r *run) play(p *player) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), waitBudget)
 		call := r.now()
-		lease, err := take(ctx, share, opts...)
+		lease, err := lock.take(ctx, share, opts...)
 		ret := r.now()
 		cancel()
 		if err != nil {

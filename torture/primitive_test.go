@@ -19,9 +19,8 @@ const semaphorePermits = 3
 // write hold (a Write view is a mutex).
 type primitive struct {
 	name string
-	// open returns a client's handle on the lock key, whose every
-	// acquisition has an owner of its own; the watchdog renews leases of
-	// the given length.
+	// open returns a client's handle on the lock key, with no owner given
+	// (WithOwner): the watchdog renews leases of the given length.
 	open func(s *locker.Store, key string, lease time.Duration) (handle, error)
 	// pick chooses what a hold takes. A paused hold, which writes late
 	// with its token, takes the write hold.
@@ -29,19 +28,38 @@ type primitive struct {
 }
 
 // handle takes holds of one lock: sh is what the hold takes, as pick chose.
-type handle func(ctx context.Context, sh driver.Share, opts ...locker.LockOption) (*locker.Lease, error)
+type handle interface {
+	take(ctx context.Context, sh driver.Share, opts ...locker.LockOption) (*locker.Lease, error)
+}
 
+type mutexHandle struct{ *locker.Mutex }
+
+func (m mutexHandle) take(ctx context.Context, _ driver.Share, opts ...locker.LockOption) (*locker.Lease, error) {
+	return m.Lock(ctx, opts...)
+}
+
+type rwHandle struct{ *locker.RWMutex }
+
+func (rw rwHandle) take(ctx context.Context, sh driver.Share, opts ...locker.LockOption) (*locker.Lease, error) {
+	if sh.Mode == driver.Write {
+		return rw.Lock(ctx, opts...)
+	}
+	return rw.RLock(ctx, opts...)
+}
+
+type semaphoreHandle struct{ *locker.Semaphore }
+
+func (sm semaphoreHandle) take(ctx context.Context, sh driver.Share, opts ...locker.LockOption) (*locker.Lease, error) {
+	return sm.Acquire(ctx, sh.Permits, opts...)
+}
+
+// Each open returns its error with a handle that nobody uses then.
 var (
 	mutexLock = &primitive{
 		name: "mutex",
 		open: func(s *locker.Store, key string, lease time.Duration) (handle, error) {
 			m, err := s.Mutex(key, locker.WithWatchdogLease(lease))
-			if err != nil {
-				return nil, err
-			}
-			return func(ctx context.Context, _ driver.Share, opts ...locker.LockOption) (*locker.Lease, error) {
-				return m.Lock(ctx, opts...)
-			}, nil
+			return mutexHandle{m}, err
 		},
 		pick: func(bool) driver.Share { return driver.Share{Mode: driver.Write} },
 	}
@@ -52,15 +70,7 @@ var (
 		name: "rw",
 		open: func(s *locker.Store, key string, lease time.Duration) (handle, error) {
 			rw, err := s.RWMutex(key, locker.WithWatchdogLease(lease))
-			if err != nil {
-				return nil, err
-			}
-			return func(ctx context.Context, sh driver.Share, opts ...locker.LockOption) (*locker.Lease, error) {
-				if sh.Mode == driver.Write {
-					return rw.Lock(ctx, opts...)
-				}
-				return rw.RLock(ctx, opts...)
-			}, nil
+			return rwHandle{rw}, err
 		},
 		pick: func(paused bool) driver.Share {
 			if paused || rand.IntN(4) == 0 {
@@ -75,12 +85,7 @@ var (
 		name: "semaphore",
 		open: func(s *locker.Store, key string, lease time.Duration) (handle, error) {
 			sm, err := s.Semaphore(key, semaphorePermits, locker.WithWatchdogLease(lease))
-			if err != nil {
-				return nil, err
-			}
-			return func(ctx context.Context, sh driver.Share, opts ...locker.LockOption) (*locker.Lease, error) {
-				return sm.Acquire(ctx, sh.Permits, opts...)
-			}, nil
+			return semaphoreHandle{sm}, err
 		},
 		pick: func(bool) driver.Share {
 			return driver.Share{Mode: driver.Permits, Limit: semaphorePermits, Permits: 1 + rand.IntN(2)}

@@ -70,40 +70,18 @@ func (b blindReads) Expire(ctx context.Context, key, owner string, ttl time.Dura
 
 func (b blindReads) Close() error { return b.read.Close() }
 
-// versionless is a broken read view that excludes correctly but grants
-// read holds with token 0, as a store that lost its counter would: readers
-// cannot tell that they read an old version. It passes on release
-// notification, so that readers wait as on a correct view.
-type versionless struct{ read driver.Backend }
-
-var _ driver.Notifier = versionless{}
-
-func (v versionless) TryLock(ctx context.Context, r driver.Request) (driver.Grant, error) {
-	g, err := v.read.TryLock(ctx, r)
-	g.Token = 0
-	return g, err
-}
-
-func (v versionless) Unlock(ctx context.Context, key, owner string) error {
-	return v.read.Unlock(ctx, key, owner)
-}
-
-func (v versionless) Expire(ctx context.Context, key, owner string, ttl time.Duration) error {
-	return v.read.Expire(ctx, key, owner, ttl)
-}
-
-func (v versionless) Close() error { return v.read.Close() }
-
-func (v versionless) Watch(ctx context.Context, key string, fn func()) (func(), error) {
-	return v.read.(driver.Notifier).Watch(ctx, key, fn)
-}
-
 var (
+	// readersBesideWriters lets readers in beside writers (blindReads).
 	readersBesideWriters = brokenSharesOf("broken-readers", func(c *memlocker.Client, sh driver.Share) (driver.Backend, error) {
 		return readView(c, sh, func(read driver.Backend) driver.Backend { return blindReads{read} })
 	})
+	// versionlessReads excludes correctly but grants read holds with
+	// token 0, as a store that lost its counter would: readers cannot tell
+	// that they read an old version.
 	versionlessReads = brokenSharesOf("broken-read-tokens", func(c *memlocker.Client, sh driver.Share) (driver.Backend, error) {
-		return readView(c, sh, func(read driver.Backend) driver.Backend { return versionless{read} })
+		return readView(c, sh, func(read driver.Backend) driver.Backend {
+			return retokened{lock: read.(notifying), token: func(uint64) uint64 { return 0 }}
+		})
 	})
 	// extraPermit keeps every semaphore with one permit more than it was
 	// made with.
