@@ -89,6 +89,7 @@
 //	mixed                          forgetful members: memcached     NO: a member that forgets a bare quorum's hold,
 //	                                 restarted empty, mem clock jump  with no guard, frees the lock; fencing must catch it
 //	etcd: 3 members                none, cut, member stop+restart   yes: leases survive a member's loss and are extended on leader change
+//	etcd                           rw: none, cut                    yes: a cut-off holder's lease ends, by its own clock, before etcd's does
 //	mem: clock driven in real time rw, semaphore: none               yes
 //	mem                            clock jumps forward              NO: the store ends leases early; fencing must catch the stale writes
 //	postgres: 1 server, fsync and   none, cut, SIGSTOP, holder       yes: the server's lease begins after the holder's attempt, by the server's clock

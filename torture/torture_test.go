@@ -51,6 +51,9 @@ var scenarios = []scenario{
 	{config: etcdCluster, fault: noFault, exclusive: true},
 	{config: etcdCluster, fault: cutFault, exclusive: true,
 		why: "a cut-off holder's lease ends, by its own clock, before etcd's does"},
+	{config: etcdCluster, lock: rwLock, fault: noFault, exclusive: true},
+	{config: etcdCluster, lock: rwLock, fault: cutFault, exclusive: true,
+		why: "a cut-off holder's lease ends, by its own clock, before etcd's does"},
 	{config: etcdCluster, fault: etcdMemberFault, exclusive: true,
 		why: "leases survive a member's loss and are extended when the leader changes"},
 
