@@ -35,7 +35,9 @@
 //   - stale reads: a read hold that began acquiring after a write hold was
 //     granted must carry at least the write's token, so that readers see a
 //     version no older than the last write before them (and so every write
-//     that left before they began).
+//     that left before they began). A violation fails a run that promises
+//     exclusion: a store that forgets its counter hands readers older
+//     tokens, while its writers' tokens may still rise.
 //   - linearizability: the history of Acquire (returning the token) and
 //     Release operations, checked with porcupine against a sequential
 //     lock of the run's kind whose tokens rise (a read must carry at least
@@ -44,7 +46,7 @@
 //     report; an Unlock whose outcome is unknown is a release at an unknown
 //     time after it was called. The check runs only where the scenario
 //     promises exclusion: elsewhere overlaps are expected and the history
-//     is not a mutex's. On failure porcupine's visualisation of the history
+//     is not the lock's. On failure porcupine's visualisation of the history
 //     is written to an HTML file (in the test's artifact directory under
 //     go test -artifacts, else in -torture.out) whose path the failure
 //     names.
