@@ -3,6 +3,7 @@ package redislocker_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -132,7 +133,7 @@ func expectState(ctx context.Context, t *testing.T, b *redislocker.Backend, key 
 		t.Fatalf("Inspect(%q): remaining lease %v, want within (0, 10s]", key, st.Remaining)
 	}
 	st.Remaining = 0
-	if st != want {
+	if !reflect.DeepEqual(st, want) {
 		t.Fatalf("Inspect(%q) = %+v, want %+v", key, st, want)
 	}
 }
