@@ -73,7 +73,10 @@
 //	redis                          holder paused past its lease     yes for valid leases; the paused holder's late write must be rejected
 //	redis                          lost unlocks: links cut or       yes: a Mutex gives back the hold its lost Unlock left behind rather than re-enter it
 //	                               replies stalled during Unlock
+//	redis                          rw: none, cut, SIGSTOP, holder   yes, for the reasons a mutex's are; the paused writer's late write must be rejected
+//	                                 paused; semaphore: none
 //	redis                          kill -9, restart (empty)         NO: the restarted server forgot the lock; fencing must catch the stale writes
+//	redis                          rw: kill -9, restart (empty)     NO: the holds and the counter are forgotten (readers get older tokens); fencing must catch the stale writes
 //	redis-aof: appendfsync always  kill -9, restart                 yes: the lock and its expiry survive the restart
 //	redis-replica: primary and     failover: the primary killed     yes: every grant is on the replica; a Mutex gives back the released hold the promoted replica still has
 //	  replica, acquisitions        after its replica missed a
@@ -83,7 +86,10 @@
 //	redlock                        lost unlocks on 1-5 members      yes: the Mutex gives back the holds left behind on any member
 //	redlock                        kill -9 one member at a time     yes: a minority forgets, and a restarted member does not vote within the guard
 //	redlock                        kill -9 three of five at once    yes: the restart guard keeps the forgetful majority out
+//	redlock                        rw: none, cut, kill -9 one       yes: a read majority and a write majority share a member, and a restarted
+//	                                 member at a time                 member does not vote within the guard
 //	redlock-noguard                kill -9 three of five at once    NO: a forgetful majority grants the lock to a second owner
+//	multilock: 3 Redis, no AOF     semaphore: none, cut             yes: a hold needs every member, and each member bounds the permits
 //	mixed: RedLock of 2 Redis,     none; rotating faults, one       yes: one member of five is impaired at a time
 //	  etcd, memcached, mem           member at a time (Redis killed,    and a restarted Redis waits out the restart guard
 //	                                 memcached paused, etcd stopped,
@@ -92,8 +98,7 @@
 //	                                 restarted empty, mem clock jump  with no guard, frees the lock; fencing must catch it
 //	etcd: 3 members                none, cut, member stop+restart   yes: leases survive a member's loss and are extended on leader change
 //	etcd                           rw: none, cut                    yes: a cut-off holder's lease ends, by its own clock, before etcd's does
-//	mem: clock driven in real time rw, semaphore: none               yes
-//	mem                            clock jumps forward              NO: the store ends leases early; fencing must catch the stale writes
+//	mem: clock driven in real time clock jumps forward              NO: the store ends leases early; fencing must catch the stale writes
 //	postgres: 1 server, fsync and   none, cut, SIGSTOP, holder       yes: the server's lease begins after the holder's attempt, by the server's clock
 //	  synchronous commits on         paused, lost unlocks
 //	postgres                       kill -9 of every server process, yes: committed leases and the token sequence survive crash recovery
