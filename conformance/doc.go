@@ -43,6 +43,8 @@
 // After the mutex cases come the parts of shared locks (driver.Sharer),
 // for each kind the driver's Share does not refuse with
 // errors.ErrUnsupported: the mutex cases that a Write view and a view of a
-// semaphore of one permit must pass as mutexes, and the rules of
-// read-write locks and of semaphores at the driver.
+// semaphore of one permit must pass as mutexes, the rules of read-write
+// locks and of semaphores at the driver, and what a Store's RWMutex and
+// Semaphore need of them (exclusion checked by a resource, waiting woken by
+// a release, Downgrade without a gap, loss closing Done).
 package conformance

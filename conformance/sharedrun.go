@@ -33,6 +33,8 @@ var sharedParts = []sharedPart{
 	{name: "PermitViewIsAMutex", share: driver.Share{Mode: driver.Permits, Limit: 1, Permits: 1}, kind: "semaphores", cases: permitViewCases, views: true},
 	{name: "ReadWrite", share: driver.Share{Mode: driver.Read}, kind: "read-write locks", cases: rwCases},
 	{name: "Semaphore", share: driver.Share{Mode: driver.Permits, Limit: 2, Permits: 1}, kind: "semaphores", cases: semCases},
+	{name: "RWMutex", share: driver.Share{Mode: driver.Read}, kind: "read-write locks", cases: rwMutexCases},
+	{name: "SemaphoreAcquire", share: driver.Share{Mode: driver.Permits, Limit: 2, Permits: 1}, kind: "semaphores", cases: semStoreCases},
 }
 
 // runShared runs the shared-lock parts, each case under a guard of its

@@ -40,11 +40,13 @@ func (s *Store) Semaphore(name string, permits int, opts ...MutexOption) (*Semap
 	if err := s.checkNew(name); err != nil {
 		return nil, opError("new", name, err)
 	}
-	one := driver.Share{Mode: driver.Permits, Limit: permits, Permits: 1}
-	if err := driver.CheckShare(one); err != nil {
+	// The view whose holds take every permit is the one every store and
+	// combinator that has semaphores allows (see redlock.New).
+	all := driver.Share{Mode: driver.Permits, Limit: permits, Permits: permits}
+	if err := driver.CheckShare(all); err != nil {
 		return nil, opError("new", name, err)
 	}
-	v, err := s.viewOf(one)
+	v, err := s.viewOf(all)
 	if err != nil {
 		return nil, opError("new", name, err)
 	}
@@ -97,7 +99,7 @@ func (sm *Semaphore) mutex(n int) (*Mutex, error) {
 // takes, and its number of permits while in use. It fails with an error
 // wrapping errors.ErrUnsupported when the store cannot be inspected.
 func (sm *Semaphore) Inspect(ctx context.Context) (State, error) {
-	m, err := sm.mutex(1)
+	m, err := sm.mutex(sm.permits)
 	if err != nil {
 		return State{}, opError("inspect", sm.name, err)
 	}
@@ -108,7 +110,7 @@ func (sm *Semaphore) Inspect(ctx context.Context) (State, error) {
 // there was one. It fails with an error wrapping errors.ErrUnsupported when
 // the store cannot force-unlock.
 func (sm *Semaphore) ForceUnlock(ctx context.Context) (bool, error) {
-	m, err := sm.mutex(1)
+	m, err := sm.mutex(sm.permits)
 	if err != nil {
 		return false, opError("forceunlock", sm.name, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/storetest"
 	"github.com/distlock/distlock/locker"
+	"github.com/distlock/distlock/redlock"
 )
 
 func newSemaphore(t testing.TB, b driver.Backend, name string, permits int, opts ...locker.MutexOption) *locker.Semaphore {
@@ -138,4 +139,25 @@ func TestAWaitingLargeRequestIsNotOvertaken(t *testing.T) {
 	large := <-got
 	require.NotNil(t, large)
 	require.NoError(t, large.Unlock(ctx))
+}
+
+func TestASemaphoreOnARedLockTakesWhatAMajorityBounds(t *testing.T) {
+	ctx := context.Background()
+	members := []driver.Backend{memlocker.New(), memlocker.New(), memlocker.New()}
+	rl, err := redlock.New(members)
+	require.NoError(t, err)
+	sem := newSemaphore(t, rl, "k", 3)
+	_, err = sem.TryAcquire(ctx, 1)
+	require.ErrorIs(t, err, locker.ErrInvalid, "holds of 1 of 3 would let a majority admit more than 3")
+	l, err := sem.TryAcquire(ctx, 2)
+	require.NoError(t, err, "holds of 2 of 3: one holder per member, so one in all")
+	st, err := sem.Inspect(ctx)
+	require.NoError(t, err)
+	require.Len(t, st.Holders, 1)
+	assert.Equal(t, 2, st.Holders[0].Permits)
+	assert.Equal(t, 3, st.Limit)
+	require.NoError(t, l.Unlock(ctx))
+	broke, err := sem.ForceUnlock(ctx)
+	require.NoError(t, err)
+	assert.False(t, broke)
 }

@@ -24,7 +24,7 @@ type Store struct {
 	// The driver's optional capabilities, nil when missing.
 	notifier  driver.Notifier
 	queuer    driver.Queuer
-	dequeuer  driver.Dequeuer // a Queuer, or a view with a wait list
+	dequeuer  driver.Dequeuer // the Queuer, or a view's wait list
 	inspector driver.Inspector
 	forcer    driver.ForceUnlocker
 	sharer    driver.Sharer
@@ -90,7 +90,9 @@ func NewStore(d driver.Backend, opts ...StoreOption) *Store {
 	}
 	s.notifier, _ = d.(driver.Notifier)
 	s.queuer, _ = d.(driver.Queuer)
-	s.dequeuer, _ = d.(driver.Dequeuer)
+	if s.queuer != nil {
+		s.dequeuer = s.queuer
+	}
 	s.inspector, _ = d.(driver.Inspector)
 	s.forcer, _ = d.(driver.ForceUnlocker)
 	s.sharer, _ = d.(driver.Sharer)
@@ -239,6 +241,9 @@ func (s *Store) viewOf(sh driver.Share) (*Store, error) {
 	}
 	v := NewStore(d)
 	v.tel, v.view = s.tel, true
+	// A view's wait list is left with Dequeue. Only on a view: every
+	// combinator has the method, which does nothing for its mutexes.
+	v.dequeuer, _ = d.(driver.Dequeuer)
 	if s.views == nil {
 		s.views = make(map[driver.Share]*Store)
 	}

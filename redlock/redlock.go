@@ -153,8 +153,10 @@ import (
 //     of them, so up to floor(N·c/q) holders fit, more than c when c > 1:
 //     with three members of 2 permits and holds of 1, holders A on members
 //     {1,2}, B on {1,3} and C on {2,3} hold at once. Share therefore
-//     refuses, with ErrInvalid, a semaphore view unless floor(N·c/q) <= c,
-//     that is c·(N-q) < q: in practice c = 1, every hold taking more than
+//     refuses a semaphore view unless floor(N·c/q) <= c, that is
+//     c·(N-q) < q, with an error wrapping driver.ErrInvalid (no retry
+//     fixes it) and errors.ErrUnsupported (the RedLock cannot keep that
+//     kind of semaphore): in practice c = 1, every hold taking more than
 //     half the permits (or c <= 2 with four members). Views that pass
 //     keep the bound, and never let more than Limit permits be held at
 //     once, whatever the Permits of each. A MultiLock, which needs every

@@ -48,18 +48,19 @@ type attempt struct {
 	// keep a wait list for a view (see waitsAt).
 	patience time.Duration
 	start    time.Time
-	floor    uint64 // the token floor of the fencing members (tokenFloor)
+	floor    uint64 // the token floor of the fencing members (tokenFloor, or the caller's if higher)
 	rs       []memberResult
 	// skip marks the members left out while a release for the owner runs
 	// there (see background); nil when none is.
 	skip []bool
 }
 
-// tryLock makes one attempt to take every target for owner. See the
-// packages multilock and redlock for the rules.
-func (e *engine) tryLock(ctx context.Context, ts []target, owner string, ttl, patience time.Duration) (driver.Grant, error) {
-	a := &attempt{e: e, ts: ts, owner: owner, asked: ttl, ttl: e.roundUp(ttl), patience: patience, floor: tokenFloor(),
-		rs: make([]memberResult, len(ts)), skip: e.bg.settle(ctx, ts, owner, e.s.plain)}
+// tryLock makes one attempt to take every target for r.Owner, with r's
+// lease, patience and floor. See the packages multilock and redlock for
+// the rules.
+func (e *engine) tryLock(ctx context.Context, ts []target, r driver.Request) (driver.Grant, error) {
+	a := &attempt{e: e, ts: ts, owner: r.Owner, asked: r.TTL, ttl: e.roundUp(r.TTL), patience: r.Patience,
+		floor: max(tokenFloor(), r.Floor), rs: make([]memberResult, len(ts)), skip: e.bg.settle(ctx, ts, r.Owner, e.s.plain)}
 	a.start = e.s.now()
 	e.bg.leased(a.ttl)
 	a.lockRound(ctx, a.ttl)

@@ -1,13 +1,16 @@
 package quorum
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/distlock/distlock/driver"
 )
 
-// checkBound refuses, with ErrInvalid, a semaphore view whose holders the
-// quorum would not bound as the semaphore does.
+// checkBound refuses a semaphore view whose holders the quorum would not
+// bound as the semaphore does, with an error wrapping ErrInvalid (no retry
+// fixes it) and errors.ErrUnsupported (the combinator cannot keep that
+// kind of semaphore, as driver.Sharer says of a kind a store cannot keep).
 //
 // Each member lets c = Limit/Permits holds of the view in at once, and a
 // holder needs q of the M members. A quorum of every member (a MultiLock)
@@ -37,10 +40,9 @@ func (c *combinator) checkBound(s driver.Share) error {
 		return nil
 	}
 	k := (q - 1) / (m - q) // the largest c allowed; m > q here
-	return driver.Invalid(fmt.Sprintf(
-		"a semaphore of %d permits taken %d at a time over %d members, %d needed for a hold: "+
-			"each member lets %d holds in, so up to floor(%d×%d/%d) = %d holders could hold at once, more than %d; "+
-			"over these members a hold must take more than %d of the %d permits, "+
-			"or use a lock that needs every member (a MultiLock), which keeps the bound",
-		s.Limit, s.Permits, m, q, per, m, per, q, bound, per, s.Limit/(k+1), s.Limit))
+	return fmt.Errorf("%w: a semaphore of %d permits taken %d at a time over %d members, %d needed for a hold: "+
+		"each member lets %d holds in, so up to floor(%d×%d/%d) = %d holders could hold at once, more than %d; "+
+		"over these members a hold must take more than %d of the %d permits, "+
+		"or use a lock that needs every member (a MultiLock), which keeps the bound (%w)",
+		driver.ErrInvalid, s.Limit, s.Permits, m, q, per, m, per, q, bound, per, s.Limit/(k+1), s.Limit, errors.ErrUnsupported)
 }

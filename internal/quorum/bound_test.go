@@ -1,6 +1,7 @@
 package quorum
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 
@@ -53,6 +54,7 @@ func TestSemaphoreBound(t *testing.T) {
 				return
 			}
 			require.ErrorIs(t, err, driver.ErrInvalid)
+			assert.ErrorIs(t, err, errors.ErrUnsupported, "a kind of semaphore the combinator cannot keep")
 			assert.ErrorContains(t, err, "MultiLock", "the error names the lock that keeps the bound")
 		})
 	}

@@ -18,9 +18,10 @@ import (
 // share.go) and a driver.Dequeuer (which has nothing to do unless the
 // combinator is a view whose members keep a wait list: see waitlist.go),
 // through methods of the combinator itself, so that its views are of the
-// same eight types. It is not a driver.Fencer: raising tokens is what a combinator does to its members,
-// and a combinator that is the member of another is fenced by the engine
-// directly (see nested), when it has fencing members of its own.
+// same eight types. It is not a driver.Fencer: raising tokens is what a
+// combinator does to its members, and a combinator that is the member of
+// another is fenced by the engine directly (see nested), when it has
+// fencing members of its own.
 //
 // The value is one of the eight types below: the combinator, and one
 // mixin per capability it offers. No type has a method twice, so no

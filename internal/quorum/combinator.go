@@ -132,6 +132,20 @@ func (c *combinator) enter(key string) ([]target, string, error) {
 	return ts, key, nil
 }
 
+// enterOwner is enter for a call on owner's hold: it fails, too, as
+// driver.CheckOwner does. On success the call must end with c.guard.Exit.
+func (c *combinator) enterOwner(key, owner string) ([]target, error) {
+	ts, key, err := c.enter(key)
+	if err != nil {
+		return nil, err
+	}
+	if err := driver.CheckOwner(key, owner); err != nil {
+		c.guard.Exit()
+		return nil, c.labelled(err)
+	}
+	return ts, nil
+}
+
 // enterKey returns the targets of key, and the key the argument checks
 // see: key itself, which must not be empty, or a multi-key combinator's
 // name, as it ignores key.

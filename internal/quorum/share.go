@@ -13,11 +13,13 @@ import (
 // own Share. A view is never a Sharer itself: its Share fails with an error
 // wrapping errors.ErrUnsupported.
 //
-// Share fails with ErrInvalid for a malformed s (driver.CheckShare), and
-// for a semaphore whose holders the quorum would not bound (see
-// checkBound); with an error wrapping errors.ErrUnsupported, naming the
-// member, when a member is no driver.Sharer or cannot keep that kind of
-// shared lock; and with ErrClosed after Close. It contacts no member.
+// Share fails with ErrInvalid for a malformed s (driver.CheckShare); with
+// an error wrapping errors.ErrUnsupported, naming the member, when a
+// member is no driver.Sharer or cannot keep that kind of shared lock; with
+// an error wrapping both ErrInvalid and errors.ErrUnsupported for a
+// semaphore whose holders the quorum would not bound (see checkBound): a
+// misconfiguration, and a kind of shared lock the combinator cannot keep;
+// and with ErrClosed after Close. It contacts no member.
 //
 // Every call with the same s returns the same view. Views hold nothing of
 // their own beyond their calls in flight and background releases, which
@@ -32,9 +34,6 @@ func (c *combinator) Share(s driver.Share) (driver.Backend, error) {
 	}
 	defer c.guard.Exit()
 	if err := driver.CheckShare(s); err != nil {
-		return nil, c.labelled(err)
-	}
-	if err := c.checkBound(s); err != nil {
 		return nil, c.labelled(err)
 	}
 	c.viewsMu.Lock()
@@ -56,6 +55,11 @@ func (c *combinator) Share(s driver.Share) (driver.Backend, error) {
 		// The same store: what the combinator learnt of its round trips
 		// holds for the view.
 		ts[i].rtt = t.rtt
+	}
+	// After the members, which may not keep semaphores at all: the views
+	// they made hold nothing to give back.
+	if err := c.checkBound(s); err != nil {
+		return nil, c.labelled(err)
 	}
 	view := &combinator{engine: newEngine(c.kind, c.s, ts, s), template: ts, keyed: c.keyed,
 		name: c.name + "[" + shareName(s) + "]", parent: c}

@@ -38,17 +38,15 @@ func (e *engine) waitsAt(i int) bool {
 // Dequeue implements driver.Dequeuer: owner leaves the wait lists of key
 // on the members that keep one (see waitsAt), all at once. It succeeds
 // when the needed members have left them (a member that keeps no list has
-// nothing to leave), and otherwise returns an unknown-state error: the entries left lapse with their patience. On a
-// combinator whose members keep no list it returns nil at once.
+// nothing to leave), and otherwise returns an unknown-state error: the
+// entries left lapse with their patience. On a combinator whose members
+// keep no list it returns nil at once.
 func (c *combinator) Dequeue(ctx context.Context, key, owner string) error {
-	ts, key, err := c.enter(key)
+	ts, err := c.enterOwner(key, owner)
 	if err != nil {
 		return err
 	}
 	defer c.guard.Exit()
-	if err := driver.CheckOwner(key, owner); err != nil {
-		return c.labelled(err)
-	}
 	var listed []target
 	for i, t := range ts {
 		if _, ok := t.b.(driver.Dequeuer); ok && c.waitsAt(i) {
