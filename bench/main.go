@@ -37,6 +37,8 @@ type settings struct {
 	scaleHold   time.Duration
 	scaleLease  time.Duration
 	scaleWorker int
+	readers     int
+	writers     int
 	// procs lists the process counts of the contention runs.
 	procs []int
 }
@@ -59,7 +61,7 @@ func main() {
 	var serveEtcdMode, workerMode bool
 	var w contentionSpec
 	flag.BoolVar(&s.quick, "quick", false, "a short run (about a minute); prints only, unless -out is given")
-	flag.StringVar(&s.only, "only", "uncontended,redlock,contention,etcd,postgres,scale", "comma-separated sections to run")
+	flag.StringVar(&s.only, "only", "uncontended,redlock,contention,readmostly,etcd,postgres,scale", "comma-separated sections to run")
 	flag.StringVar(&s.out, "out", "../BENCHMARKS.md", "Markdown file to write the results into (empty: none)")
 	flag.StringVar(&s.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.IntVar(&s.ops, "ops", 20000, "uncontended lock+unlock cycles per implementation, 1 Redis")
@@ -74,6 +76,8 @@ func main() {
 	flag.DurationVar(&s.scaleHold, "scale-hold", 60*time.Second, "how long the scale run holds its locks")
 	flag.DurationVar(&s.scaleLease, "scale-lease", 30*time.Second, "watchdog lease of the scale run (renewed every third)")
 	flag.IntVar(&s.scaleWorker, "scale-parallel", 32, "goroutines taking and releasing the scale run's locks")
+	flag.IntVar(&s.readers, "readers", 15, "reading goroutines of the read-mostly run")
+	flag.IntVar(&s.writers, "writers", 1, "writing goroutines of the read-mostly run")
 	// Modes of the child processes this program starts.
 	flag.BoolVar(&serveEtcdMode, "serve-etcd", false, "internal: serve etcd until stdin closes")
 	flag.BoolVar(&workerMode, "contention-worker", false, "internal: run contention goroutines for a parent")

@@ -66,6 +66,16 @@ func measure(ctx context.Context, s settings, sections map[string]bool, r *repor
 			}
 		}
 	}
+	if sections["readmostly"] {
+		for _, rw := range []bool{false, true} {
+			progress("7. read-mostly: %d readers, %d writer(s), RWMutex %v, hold %v, %v", s.readers, s.writers, rw, s.hold, s.contention)
+			res, err := runReadMostly(ctx, addrs[0], rw, s.readers, s.writers, s.hold, s.contention)
+			if err != nil {
+				return err
+			}
+			r.readMostly = append(r.readMostly, res)
+		}
+	}
 	if sections["etcd"] {
 		progress("4. etcd lock+unlock, %d cycles each", s.etcdOps)
 		e, err := startEtcd()

@@ -30,6 +30,7 @@ type report struct {
 	pgRTT       latencies
 	pg          []uncontendedResult
 	scale       *scaleResult
+	readMostly  []readMostlyResult
 }
 
 // Targets (ratios within one run).
@@ -59,6 +60,9 @@ func (r *report) tables() []*table {
 	}
 	if r.contention != nil {
 		ts = append(ts, r.contentionTable())
+	}
+	if r.readMostly != nil {
+		ts = append(ts, r.readMostlyTable())
 	}
 	if r.etcd != nil {
 		t := latencyTable("4. etcd lock+unlock (1 member)", r.etcd)

@@ -39,4 +39,12 @@
 // subtest wraps the driver so that it hides every optional capability, to
 // check that a Store then still locks, waits and renews, and that
 // inspection and force unlock fail with errors.ErrUnsupported.
+//
+// After the mutex cases come the parts of shared locks (driver.Sharer),
+// for each kind the driver's Share does not refuse with
+// errors.ErrUnsupported: the mutex cases that a Write view and a view of a
+// semaphore of one permit must pass as mutexes, the rules of read-write
+// locks and of semaphores at the driver, and what a Store's RWMutex and
+// Semaphore need of them (exclusion checked by a resource, waiting woken by
+// a release, Downgrade without a gap, loss closing Done).
 package conformance

@@ -85,6 +85,7 @@ func Run(t *testing.T, newHarness NewHarness) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { s.guard(t, c) })
 	}
+	s.runShared(t)
 }
 
 // guard runs c under a deadline. The context ends at the deadline, so calls

@@ -31,8 +31,10 @@
 // (release notification), Queuer (a first-come wait queue), Inspector,
 // ForceUnlocker, BatchExpirer (renewing many leases in one round trip),
 // Fencer (raising a hold's token, for combinators), Granular (leases
-// counted in coarse units), Endpointer (which server it talks to), and
-// Clocked (leases on a clock other than the system's). The Store finds each
+// counted in coarse units), Endpointer (which server it talks to),
+// Clocked (leases on a clock other than the system's), and Sharer
+// (read-write locks and semaphores, served as views that are Backends
+// themselves, so that the Store and the combinators use them unchanged). The Store finds each
 // by a type assertion on the driver, once, when it is made; a missing
 // capability makes the Store fall back (polling instead of notification,
 // Expire calls instead of a batch) or return an error wrapping

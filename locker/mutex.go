@@ -38,7 +38,7 @@ type Mutex struct {
 }
 
 // newMutex returns a Mutex for the lock named name on s, whose name has
-// been checked.
+// been checked. Its errors are the callers' to wrap.
 func newMutex(s *Store, name string, opts []MutexOption) (*Mutex, error) {
 	m := &Mutex{
 		s:             s,
@@ -50,11 +50,11 @@ func newMutex(s *Store, name string, opts []MutexOption) (*Mutex, error) {
 	}
 	for _, opt := range opts {
 		if err := opt(m); err != nil {
-			return nil, opError("new", name, err)
+			return nil, err
 		}
 	}
 	if err := s.checkLease(m.watchdogLease, "watchdog lease"); err != nil {
-		return nil, opError("new", name, err)
+		return nil, err
 	}
 	switch {
 	case !m.sharedOwner:
@@ -66,7 +66,7 @@ func newMutex(s *Store, name string, opts []MutexOption) (*Mutex, error) {
 		m.owner = labelled(m.owner, m.label)
 	}
 	if len(m.owner) > maxOwnerLen {
-		return nil, opError("new", name, invalid(fmt.Sprintf("owner and label of %d bytes, longer than %d", len(m.owner), maxOwnerLen)))
+		return nil, invalid(fmt.Sprintf("owner and label of %d bytes, longer than %d", len(m.owner), maxOwnerLen))
 	}
 	if s.tel != nil {
 		m.tel = newMutexTelemetry(s.tel, name)
@@ -199,9 +199,7 @@ func (m *Mutex) Inspect(ctx context.Context) (State, error) {
 		return State{}, opError("inspect", m.name, err)
 	}
 	ds, err := m.s.inspector.Inspect(ctx, m.name)
-	st := stateOf(ds)
-	st.Label = labelOf(st.Owner)
-	return st, opError("inspect", m.name, err)
+	return stateOf(ds), opError("inspect", m.name, err)
 }
 
 // IsLocked reports whether any owner holds the lock.

@@ -23,8 +23,38 @@ type State struct {
 	// Token is the lock's current fencing token: the token of the present
 	// hold, or of the last one when not held (0 if the store has none).
 	Token uint64
+	// Holders lists the holds of a read-write lock (its readers and its
+	// writer, who is also Owner) or of a semaphore, one per owner and
+	// mode. It is empty for a Mutex. Of those locks, Owner, Label and Holds
+	// are the writer's (empty without one), and Remaining is the longest
+	// remaining lease of the holders.
+	Holders []Holder
+	// Limit is a semaphore's number of permits while it is in use; 0
+	// otherwise.
+	Limit int
+}
+
+// Holder is one owner's hold of a read-write lock or a semaphore.
+type Holder struct {
+	// Owner is the holder's identity, and Label its label (see WithLabel).
+	Owner, Label string
+	// Write reports a read-write lock's write hold; false for its read
+	// holds and for a semaphore's.
+	Write bool
+	// Holds is the hold count, and Permits the permits it takes of a
+	// semaphore (0 for a read-write lock).
+	Holds, Permits int
+	// Remaining is the hold's remaining lease.
+	Remaining time.Duration
 }
 
 func stateOf(s driver.State) State {
-	return State{Held: s.Held, Owner: s.Owner, Holds: s.Holds, Remaining: s.Remaining, Token: s.Token}
+	st := State{Held: s.Held, Owner: s.Owner, Label: labelOf(s.Owner), Holds: s.Holds, Remaining: s.Remaining, Token: s.Token, Limit: s.Limit}
+	for _, h := range s.Holders {
+		st.Holders = append(st.Holders, Holder{
+			Owner: h.Owner, Label: labelOf(h.Owner), Write: h.Mode == driver.Write,
+			Holds: h.Holds, Permits: h.Permits, Remaining: h.Remaining,
+		})
+	}
+	return st
 }

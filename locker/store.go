@@ -24,8 +24,10 @@ type Store struct {
 	// The driver's optional capabilities, nil when missing.
 	notifier  driver.Notifier
 	queuer    driver.Queuer
+	dequeuer  driver.Dequeuer // the Queuer, or a view's wait list
 	inspector driver.Inspector
 	forcer    driver.ForceUnlocker
+	sharer    driver.Sharer
 	// clock times leases, renewals and waits: the driver's (driver.Clocked)
 	// or the system's.
 	clock driver.Clock
@@ -44,6 +46,11 @@ type Store struct {
 	closed atomic.Bool
 	mu     sync.Mutex
 	leases map[*Lease]struct{} // live leases, ended by Close
+	// views are the Stores over the driver's views (see view), made when
+	// first needed and closed by Close; a view's Store does not close its
+	// driver, which is this Store's.
+	views map[driver.Share]*Store
+	view  bool
 	// done is closed by Close: it ends waits and background cleanups.
 	done      chan struct{}
 	closeOnce sync.Once
@@ -83,8 +90,12 @@ func NewStore(d driver.Backend, opts ...StoreOption) *Store {
 	}
 	s.notifier, _ = d.(driver.Notifier)
 	s.queuer, _ = d.(driver.Queuer)
+	if s.queuer != nil {
+		s.dequeuer = s.queuer
+	}
 	s.inspector, _ = d.(driver.Inspector)
 	s.forcer, _ = d.(driver.ForceUnlocker)
+	s.sharer, _ = d.(driver.Sharer)
 	if c, ok := d.(driver.Clocked); ok && c.Clock() != nil {
 		s.clock = c.Clock()
 	}
@@ -110,16 +121,23 @@ func Open(ctx context.Context, rawURL string, opts ...StoreOption) (*Store, erro
 // when name is empty or longer than MaxNameLen, or an option is invalid,
 // and with ErrClosed after Close.
 func (s *Store) Mutex(name string, opts ...MutexOption) (*Mutex, error) {
-	if err := s.usable(); err != nil {
+	if err := s.checkNew(name); err != nil {
 		return nil, opError("new", name, err)
+	}
+	m, err := newMutex(s, name, opts)
+	return m, opError("new", name, err)
+}
+
+// checkNew checks what every lock of the Store needs: a usable Store and
+// a valid name.
+func (s *Store) checkNew(name string) error {
+	if err := s.usable(); err != nil {
+		return err
 	}
 	if name == "" {
-		return nil, opError("new", name, invalid("empty lock name"))
+		return invalid("empty lock name")
 	}
-	if err := checkName(name); err != nil {
-		return nil, opError("new", name, err)
-	}
-	return newMutex(s, name, opts)
+	return checkName(name)
 }
 
 // usable fails on a Store without a driver or a closed one.
@@ -146,7 +164,12 @@ func (s *Store) Close() error {
 		for l := range s.leases {
 			leases = append(leases, l)
 		}
+		views := s.views
+		s.views = nil
 		s.mu.Unlock()
+		for _, v := range views {
+			_ = v.Close()
+		}
 		close(s.done)
 		lost := fmt.Errorf("%w: %w", ErrLost, ErrClosed)
 		for _, l := range leases {
@@ -154,7 +177,7 @@ func (s *Store) Close() error {
 		}
 		s.cleanups.Wait()
 		s.hub.close()
-		if s.d != nil {
+		if s.d != nil && !s.view {
 			s.closeErr = s.d.Close()
 		}
 	})
@@ -190,4 +213,40 @@ func (s *Store) checkLease(d time.Duration, what string) error {
 		return invalid(fmt.Sprintf("%s %v is shorter than %v, the least this store can honour", what, d, s.floor))
 	}
 	return nil
+}
+
+// viewOf returns the Store over the driver's view sh (see driver.Sharer),
+// made the first time it is asked for. It shares this Store's telemetry and
+// clock, and Close closes it. It fails with an error wrapping
+// errors.ErrUnsupported when the driver has no shared locks of that kind,
+// and with ErrClosed after Close.
+func (s *Store) viewOf(sh driver.Share) (*Store, error) {
+	if err := s.usable(); err != nil {
+		return nil, err
+	}
+	if s.sharer == nil {
+		return nil, unsupported("shared locks")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed.Load() {
+		return nil, ErrClosed
+	}
+	if v, ok := s.views[sh]; ok {
+		return v, nil
+	}
+	d, err := s.sharer.Share(sh)
+	if err != nil {
+		return nil, err
+	}
+	v := NewStore(d)
+	v.tel, v.view = s.tel, true
+	// A view's wait list is left with Dequeue. Only on a view: every
+	// combinator has the method, which does nothing for its mutexes.
+	v.dequeuer, _ = d.(driver.Dequeuer)
+	if s.views == nil {
+		s.views = make(map[driver.Share]*Store)
+	}
+	s.views[sh] = v
+	return v, nil
 }

@@ -46,10 +46,10 @@ func (m *Mutex) storeExpire(ctx context.Context, ttl time.Duration) error {
 
 func (m *Mutex) storeDequeue(ctx context.Context) error {
 	if m.tel == nil {
-		return m.s.queuer.Dequeue(ctx, m.name, m.owner)
+		return m.s.dequeuer.Dequeue(ctx, m.name, m.owner)
 	}
 	ctx, c := m.tel.startCall(ctx, opDequeue)
-	err := m.s.queuer.Dequeue(ctx, m.name, m.owner)
+	err := m.s.dequeuer.Dequeue(ctx, m.name, m.owner)
 	c.end(ctx, storeResult(err), err)
 	return err
 }

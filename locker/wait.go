@@ -15,9 +15,9 @@ import (
 // remaining lease. With notification it sleeps until a release, or at most
 // the holder's remaining lease (maxNotified when unknown) as a safety net.
 //
-// On a store with a wait queue (driver.Queuer) a waiter stays in line for
-// queuePatience after each attempt, and so attempts again at least every
-// queueRefresh; a waiter that dies leaves the queue, or gives back a
+// On a store with a wait queue or list (driver.Dequeuer) a waiter stays in
+// line for queuePatience after each attempt, and so attempts again at least
+// every queueRefresh; a waiter that dies leaves the queue, or gives back a
 // reservation made for it, within queuePatience.
 const (
 	minPoll       = 5 * time.Millisecond
@@ -49,11 +49,15 @@ const (
 func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) (g driver.Grant, start time.Time, undo cleanup, err error) {
 	var sub *subscription
 	defer func() { sub.close() }()
+	// A waiter on a store with a wait queue (a Queuer) or a wait list (a
+	// Dequeuer: the views of shared locks) stays in line; one in a queue
+	// watches its turn instead of the lock's releases.
+	listed := wait && m.s.dequeuer != nil
 	queued := wait && m.s.queuer != nil
 	if wait {
 		sub = m.s.hub.rejoin(m.name, m.waiterID(queued))
 	}
-	if queued {
+	if listed {
 		defer func() {
 			if err != nil {
 				undo.queue = true
@@ -71,7 +75,7 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 		}
 		start = m.clock.Now()
 		patience := time.Duration(0)
-		if queued {
+		if listed {
 			patience = queuePatience
 		}
 		g, err = m.storeTryLock(ctx, ttl, patience)
@@ -155,7 +159,7 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 			delay = bounded(g.Remaining, poll)
 			poll = min(poll*2, maxPoll)
 		}
-		if queued {
+		if listed {
 			delay = min(delay, queueRefresh)
 		}
 		if err := m.sleep(ctx, jitter(delay), woken); err != nil {

@@ -16,6 +16,12 @@
 //	m, err := store.Mutex("orders/42")
 //	lease, err := m.Lock(ctx)
 //
+// # Shared locks
+//
+// A MultiLock serves read-write locks (locker's RWMutex) and semaphores of
+// any size: every holder holds every member, so each member's bound is the
+// MultiLock's. New gives the rules.
+//
 // # Errors
 //
 // Bad input and bad configuration are errors wrapping driver.ErrInvalid,

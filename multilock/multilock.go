@@ -57,6 +57,19 @@ import (
 // while the first holds the other members. A MultiLock of one member is no
 // safer than that store.
 //
+// Shared locks: the MultiLock is a driver.Sharer, as every combinator is,
+// and so serves locker's read-write locks and semaphores: its view of a
+// driver.Share is the MultiLock of its members' views, with the same
+// settings, held while every member holds it. That is always safe: every
+// holder is on every member, so a writer excludes readers and other
+// writers, and a semaphore of any Limit and Permits keeps its bound. A
+// writer that waits (driver.Request.Patience) waits on every member, which
+// keeps new readers out; a semaphore's wait list is kept by the first
+// member an attempt asks, so waiters get past it in order and nobody
+// overtakes a waiter. Tokens follow redlock.New's rules. Share fails with
+// an error wrapping errors.ErrUnsupported, naming the member, when a
+// member cannot share (memcached, PostgreSQL).
+//
 // The optional capabilities are offered exactly when they work, which the
 // value's type shows: it implements driver.Notifier when at least one
 // member notifies (any release by a member that can notify wakes the

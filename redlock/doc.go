@@ -26,6 +26,13 @@
 // stopped VM) can still believe it holds the lock: protect resources with
 // Lease.Token.
 //
+// # Shared locks
+//
+// A RedLock serves read-write locks (locker's RWMutex) with the same
+// guarantee, and semaphores only where a majority bounds their holders:
+// holds of more than half the permits, in practice. New says why, and
+// which semaphores it refuses; a MultiLock bounds every semaphore.
+//
 // # Errors
 //
 // Bad input (empty key or owner, non-positive lease) and bad configuration

@@ -132,6 +132,41 @@ import (
 // the combined token. ForceUnlock deletes the key on every member and
 // reports whether N/2+1 held it.
 //
+// Shared locks: the RedLock is a driver.Sharer, as every combinator is,
+// and so serves locker's read-write locks and semaphores: its view of a
+// driver.Share is the RedLock of its members' views, with the same
+// settings, and a hold of it is held while N/2+1 members hold it, under
+// every rule above (validity, cleanup, restart guard, background releases,
+// fencing). Share fails with an error wrapping errors.ErrUnsupported,
+// naming the member, when a member cannot share (memcached, PostgreSQL).
+//
+//   - Read-write locks are safe under a majority: a write majority and a
+//     read majority (or another write majority) share a member, which
+//     never lets both in. A writer that waits (driver.Request.Patience)
+//     waits on every member, so new readers are kept from every member
+//     where it waits. A write token rises as a mutex's does; a read token
+//     is the highest counter among the members that granted the read,
+//     raised on the others before it is handed out: at least the token of
+//     the last write and below the next one's.
+//   - Semaphores are not, in general. N members of Limit permits each let
+//     c = Limit/Permits holds of a view in, and a holder needs q = N/2+1
+//     of them, so up to floor(N·c/q) holders fit, more than c when c > 1:
+//     with three members of 2 permits and holds of 1, holders A on members
+//     {1,2}, B on {1,3} and C on {2,3} hold at once. Share therefore
+//     refuses a semaphore view unless floor(N·c/q) <= c, that is
+//     c·(N-q) < q, with an error wrapping driver.ErrInvalid (no retry
+//     fixes it) and errors.ErrUnsupported (the RedLock cannot keep that
+//     kind of semaphore): in practice c = 1, every hold taking more than
+//     half the permits (or c <= 2 with four members). Views that pass
+//     keep the bound, and never let more than Limit permits be held at
+//     once, whatever the Permits of each. A MultiLock, which needs every
+//     member, keeps the bound for every semaphore: use it for many small
+//     holds. A RedLock's semaphore keeps no wait list (waiters lined up in
+//     different orders on different members would keep each other out),
+//     so a waiter may be overtaken. Its tokens rise from every acquisition
+//     to the next that begins after it ended; acquisitions whose attempts
+//     overlap may get the same token.
+//
 // Leases are rounded up to the coarsest member's granularity
 // (Granularity), so every member holds the same lease, while the validity
 // still counts from the lease asked for: members may be any stores, Redis,

@@ -77,7 +77,13 @@
 // Mutex polls; it has no wait queue (driver.Queuer), so TryLock ignores
 // Request.Patience; and it renews many leases only as many cas calls, so it
 // is no driver.BatchExpirer: the Store renews its leases with concurrent
-// Expire calls. TryLock ignores Request.Floor (see driver.Fencer).
+// Expire calls. TryLock ignores Request.Floor (see driver.Fencer). It has
+// no shared locks (driver.Sharer), so Store.RWMutex and Store.Semaphore
+// fail with errors.ErrUnsupported. memcached expires whole items by its
+// own clock: holders kept in one item (so that a cas counts them
+// atomically) would have their leases ended by the clients' clocks, and a
+// client whose clock runs ahead would end another's hold early; holders
+// kept in items of their own cannot be counted atomically.
 //
 // # Errors
 //

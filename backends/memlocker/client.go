@@ -136,7 +136,7 @@ func (c *Client) Close() error {
 // Calls returns how many calls of op ("trylock", "unlock", "expire",
 // "expirebatch", "inspect", "forceunlock", "watch", "fence",
 // "trylockqueued", "dequeue", "watchturn") the client has received, failed
-// ones included.
+// ones included, its views' calls among them (see Share).
 func (c *Client) Calls(op string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -46,6 +46,22 @@
 // lease or a patience runs out. The next attempt on the key notices and
 // hands the key on. Restart loses the queues with the locks.
 //
+// # Shared locks
+//
+// Clients implement driver.Sharer, as its reference: Client.Share hands
+// out views of the store's read-write locks and semaphores, each kind in a
+// namespace apart from the mutexes and from the other, with every rule of
+// the driver.Sharer doc (readers share, a writer excludes, no upgrade,
+// downgrade, waiting writers keep new readers out, semaphores with a
+// stored limit and a first-come wait list). A view's calls are its
+// client's, through the client's faults; its Close closes the client.
+// Unlike the mutexes, shared locks honour Request.Floor, as the Sharer
+// contract asks. Their leases, waiting writers and wait lists are kept
+// lazily too: the next call on the key finds what ran out, and its
+// watchers hear of it then. ForceUnlock ends every hold, in every mode;
+// waiters keep their places. Restart forgets the shared locks with the
+// mutexes.
+//
 // # URLs
 //
 // Importing the package registers the "mem" scheme with driver.Register,

@@ -3,6 +3,7 @@ package memlocker_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -225,7 +226,7 @@ func FuzzStoreMatchesModel(f *testing.F) {
 				if h := m.live(key); h != nil {
 					want = driver.State{Held: true, Owner: h.owner, Holds: h.holds, Remaining: h.expires - m.now, Token: h.token}
 				}
-				if st != want {
+				if !reflect.DeepEqual(st, want) {
 					t.Fatalf("call %d Inspect(%s) = %+v, model says %+v", i/3, key, st, want)
 				}
 			case 7:

@@ -70,7 +70,7 @@ func (s *Store) handOff(key string, now time.Time) []*driver.Callback {
 	s.setQueue(key, q[1:])
 	s.tokens[key]++
 	s.locks[key] = &hold{owner: next.owner, token: s.tokens[key], expires: next.deadline}
-	return s.watchersOf(watched{key, next.owner})
+	return s.watchersOf(watched{key: key, owner: next.owner})
 }
 
 // dequeue takes owner out of key's queue and gives back a reservation of

@@ -26,5 +26,5 @@ func (c *Client) WatchTurn(ctx context.Context, key, owner string, fn func()) (f
 	if err := driver.CheckOwner(key, owner); err != nil {
 		return nil, err
 	}
-	return c.watch(ctx, "watchturn", watched{key, owner}, fn)
+	return c.watch(ctx, "watchturn", watched{key: key, owner: owner}, fn)
 }

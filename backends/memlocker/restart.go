@@ -7,7 +7,8 @@ import (
 )
 
 // Restart simulates a restart of the store's server without persistence:
-// every lock, wait queue and fencing counter is dropped, the watchers are
+// every lock, wait queue and fencing counter is dropped, of the mutexes
+// and the shared locks alike, the watchers are
 // called (their keys were released, and waiters lost their places), and
 // from then on grants report the store's uptime since this restart in
 // driver.Grant.Uptime. A store that never restarted reports no uptime: it
@@ -17,6 +18,7 @@ func (s *Store) Restart() {
 	s.locks = make(map[string]*hold)
 	s.tokens = make(map[string]uint64)
 	s.queues = make(map[string][]waiter)
+	s.shared = make(map[sharedKey]*sharedLock)
 	s.restarted = s.now()
 	var ws []*driver.Callback
 	for what := range s.watchers {

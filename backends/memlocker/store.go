@@ -18,6 +18,9 @@ type Store struct {
 	watchers map[watched]map[*driver.Callback]struct{}
 	// queues are the keys' wait queues, first in line first.
 	queues map[string][]waiter
+	// shared are the read-write locks and semaphores (see Client.Share),
+	// each in a namespace apart from the mutexes.
+	shared map[sharedKey]*sharedLock
 	// restarted is when Restart last ran; zero if it never did.
 	restarted time.Time
 }
@@ -55,6 +58,7 @@ func NewStore(opts ...StoreOption) *Store {
 		tokens:   make(map[string]uint64),
 		watchers: make(map[watched]map[*driver.Callback]struct{}),
 		queues:   make(map[string][]waiter),
+		shared:   make(map[sharedKey]*sharedLock),
 	}
 	for _, opt := range opts {
 		opt(s)

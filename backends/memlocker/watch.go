@@ -8,8 +8,10 @@ import (
 )
 
 // watched is what a watcher hears of: the releases of key (owner "",
-// Watch) or its reservations for owner (WatchTurn).
+// Watch) or its reservations for owner (WatchTurn), in the namespace of
+// the mutexes or of a kind of shared lock (see Client.Share).
 type watched struct {
+	space      space
 	key, owner string
 }
 

@@ -84,6 +84,11 @@
 // missed meanwhile. An expiry is not notified: a waiter's sleep is bounded
 // by the holder's remaining lease.
 //
+// # Shared locks
+//
+// The backend has no read-write locks or semaphores (driver.Sharer) yet:
+// Store.RWMutex and Store.Semaphore fail with errors.ErrUnsupported.
+//
 // # What it survives
 //
 // A lease is a committed row: it survives a crash of the server when the

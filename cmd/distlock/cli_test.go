@@ -98,6 +98,10 @@ func TestRunUsageErrors(t *testing.T) {
 		"zero watchdog":      {"run", "--backend", "mem://x", "--watchdog", "0s", "demo", "--", "true"},
 		"bad flag":           {"run", "--frob", "demo", "--", "true"},
 		"unknown query":      {"run", "--backend", "mem://x?ttl=1", "demo", "--", "true"},
+		"read and write":     {"run", "--backend", "mem://x", "--read", "--write", "demo", "--", "true"},
+		"read and permits":   {"run", "--backend", "mem://x", "--read", "--permits", "2", "demo", "--", "true"},
+		"negative permits":   {"run", "--backend", "mem://x", "--permits", "-1", "demo", "--", "true"},
+		"too many permits":   {"run", "--backend", "mem://x", "--permits", "2000000000", "demo", "--", "true"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -27,6 +27,9 @@ type runFlags struct {
 	grace    time.Duration
 	label    string
 	verbose  bool
+	read     bool // a read hold of a read-write lock
+	write    bool // its write hold
+	permits  int  // a permit of a semaphore of this many; 0: a mutex
 }
 
 func (a *app) run(ctx context.Context, args []string) int {
@@ -40,6 +43,9 @@ func (a *app) run(ctx context.Context, args []string) int {
 	fs.DurationVar(&f.grace, "grace", defaultGrace, "time `D` a CMD whose lock was lost has between SIGTERM and SIGKILL")
 	fs.StringVar(&f.label, "label", "", "`TEXT` stored with the hold, shown by distlock status (default host:pid; at most 64 bytes)")
 	fs.BoolVar(&f.verbose, "verbose", false, "report waiting, acquiring and releasing the lock on stderr")
+	fs.BoolVar(&f.read, "read", false, "take a read hold of the read-write lock NAME: CMD runs beside other readers, never beside a --write run")
+	fs.BoolVar(&f.write, "write", false, "take the write hold of the read-write lock NAME: CMD runs alone, and new readers wait while it waits")
+	fs.IntVar(&f.permits, "permits", 0, "take one permit of the semaphore NAME of `N` permits: at most N CMDs run at once (every run on NAME must give the same N)")
 	fs.Usage = func() { runUsage(fs) }
 
 	name, cmd, err := parseRunArgs(fs, args)
@@ -122,6 +128,12 @@ func (f *runFlags) problem() error {
 		return errors.New("--wait must not be negative")
 	case f.lease.set && f.watchdog != locker.DefaultWatchdogLease:
 		return errors.New("--lease (fixed) and --watchdog (renewed) exclude each other")
+	case f.permits < 0:
+		return fmt.Errorf("--permits %d: a semaphore has at least one permit", f.permits)
+	case f.read && f.write:
+		return errors.New("--read and --write exclude each other: a run takes one hold")
+	case (f.read || f.write) && f.permits > 0:
+		return errors.New("--read and --write (a read-write lock) and --permits (a semaphore) exclude each other")
 	}
 	return nil
 }

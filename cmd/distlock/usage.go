@@ -35,6 +35,13 @@ Examples:
       --backend redis://a:6379 --backend redis://b:6379 --backend redis://c:6379 \
       deploy -- make deploy
 
+  # Many readers at once, or one writer: the backup waits until no report reads.
+  distlock run --read  reports -- ./report.sh
+  distlock run --write reports -- ./backup.sh
+
+  # At most four encoders at a time across the fleet.
+  distlock run --permits 4 encoders -- ./encode.sh
+
   # Who holds it? Break it.
   distlock status deploy
   distlock unlock --force deploy
@@ -90,6 +97,13 @@ and SIGHUP sent to distlock are forwarded to CMD's process group.
 CMD gets $DISTLOCK_NAME (the lock's name) and $DISTLOCK_TOKEN (the hold's
 fencing token: pass it to the resource you protect, which should refuse
 tokens lower than one it has seen).
+
+NAME is a mutex unless --read or --write makes it a read-write lock (many
+readers or one writer; a read hold's token is the last writer's), or
+--permits N a semaphore of N permits. The three are kept apart: the mutex
+NAME, the read-write lock NAME and the semaphore NAME never exclude each
+other. Stores without shared locks (memcached, PostgreSQL) refuse --read,
+--write and --permits with status 64.
 
 Flags:
 `)

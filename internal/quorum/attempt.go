@@ -44,19 +44,23 @@ type attempt struct {
 	owner string
 	asked time.Duration // the lease the caller asked for
 	ttl   time.Duration // asked, rounded up to the granularity: what members get
-	start time.Time
-	floor uint64 // the token floor of the fencing members (tokenFloor)
-	rs    []memberResult
+	// patience is the caller's Request.Patience, for the members that
+	// keep a wait list for a view (see waitsAt).
+	patience time.Duration
+	start    time.Time
+	floor    uint64 // the token floor of the fencing members (tokenFloor, or the caller's if higher)
+	rs       []memberResult
 	// skip marks the members left out while a release for the owner runs
 	// there (see background); nil when none is.
 	skip []bool
 }
 
-// tryLock makes one attempt to take every target for owner. See the
-// packages multilock and redlock for the rules.
-func (e *engine) tryLock(ctx context.Context, ts []target, owner string, ttl time.Duration) (driver.Grant, error) {
-	a := &attempt{e: e, ts: ts, owner: owner, asked: ttl, ttl: e.roundUp(ttl), floor: tokenFloor(), rs: make([]memberResult, len(ts)),
-		skip: e.bg.settle(ctx, ts, owner, e.s.plain)}
+// tryLock makes one attempt to take every target for r.Owner, with r's
+// lease, patience and floor. See the packages multilock and redlock for
+// the rules.
+func (e *engine) tryLock(ctx context.Context, ts []target, r driver.Request) (driver.Grant, error) {
+	a := &attempt{e: e, ts: ts, owner: r.Owner, asked: r.TTL, ttl: e.roundUp(r.TTL), patience: r.Patience,
+		floor: max(tokenFloor(), r.Floor), rs: make([]memberResult, len(ts)), skip: e.bg.settle(ctx, ts, r.Owner, e.s.plain)}
 	a.start = e.s.now()
 	e.bg.leased(a.ttl)
 	a.lockRound(ctx, a.ttl)
@@ -101,7 +105,7 @@ func (a *attempt) lockMembers(ctx context.Context, lease time.Duration, ask func
 		if a.skip != nil && a.skip[i] {
 			return driver.Grant{}, errReleasePending
 		}
-		return a.tryMember(ctx, a.ts[i], lease)
+		return a.tryMember(ctx, i, lease)
 	}, nil)
 	for i := range a.rs {
 		if !ask(i) {
@@ -138,13 +142,18 @@ const floorLead = time.Second
 // the time, so members whose counters agree keep agreeing.
 func tokenFloor() uint64 { return uint64(time.Now().Add(floorLead).UnixMicro()) }
 
-// tryMember asks one member for the lock. A fencing member gets the
+// tryMember asks member i for the lock. A fencing member gets the
 // attempt's token floor, so that the members that honour it grant the same
-// token and the second round has nothing to raise (see driver.Request).
-func (a *attempt) tryMember(ctx context.Context, t target, lease time.Duration) (driver.Grant, error) {
+// token and the second round has nothing to raise (see driver.Request); a
+// member that keeps the view's wait list gets the caller's patience.
+func (a *attempt) tryMember(ctx context.Context, i int, lease time.Duration) (driver.Grant, error) {
+	t := a.ts[i]
 	r := driver.Request{Key: t.key, Owner: a.owner, TTL: lease}
 	if t.fencer != nil {
 		r.Floor = a.floor
+	}
+	if a.e.waitsAt(i) {
+		r.Patience = a.patience
 	}
 	return t.b.TryLock(ctx, r)
 }

@@ -13,10 +13,15 @@ import (
 // so one watched member hears of it), driver.Inspector when every member
 // inspects, and driver.ForceUnlocker when every member force-unlocks, each
 // found on the members once, when the combinator is made. Every combinator
-// is a driver.BatchExpirer and a driver.Granular. It is not a
-// driver.Fencer: raising tokens is what a combinator does to its members,
-// and a combinator that is the member of another is fenced by the engine
-// directly (see nested), when it has fencing members of its own.
+// is a driver.BatchExpirer, a driver.Granular, a driver.Sharer (whose
+// Share fails, naming the member, when a member cannot share: see
+// share.go) and a driver.Dequeuer (which has nothing to do unless the
+// combinator is a view whose members keep a wait list: see waitlist.go),
+// through methods of the combinator itself, so that its views are of the
+// same eight types. It is not a driver.Fencer: raising tokens is what a
+// combinator does to its members, and a combinator that is the member of
+// another is fenced by the engine directly (see nested), when it has
+// fencing members of its own.
 //
 // The value is one of the eight types below: the combinator, and one
 // mixin per capability it offers. No type has a method twice, so no
@@ -87,6 +92,8 @@ type (
 var (
 	_ driver.BatchExpirer = plain{}
 	_ driver.Granular     = plain{}
+	_ driver.Sharer       = plain{}
+	_ driver.Dequeuer     = plain{}
 
 	_ driver.Notifier      = withN{}
 	_ driver.Inspector     = withI{}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/distlock/distlock/driver"
@@ -27,6 +28,13 @@ type combinator struct {
 	// owned: Close closes the members.
 	owned bool
 	guard driver.Guard
+	// parent is the combinator a view was made of, nil for others: the
+	// view's Close is the parent's.
+	parent *combinator
+	// views are the views Share made, one per driver.Share, which Close
+	// closes.
+	viewsMu sync.Mutex
+	views   map[driver.Share]driver.Backend
 }
 
 // New returns the combinator of kind over members, which it owns (Close
@@ -90,7 +98,7 @@ func build(kind Kind, s Settings, ts []target, keyed bool, name string) (driver.
 	if err := checkIndependent(ts); err != nil {
 		return nil, fmt.Errorf("%s: %w", kind.name, err)
 	}
-	c := &combinator{engine: newEngine(kind, s, ts), template: ts, keyed: keyed, name: name, owned: !keyed}
+	c := &combinator{engine: newEngine(kind, s, ts, driver.Share{}), template: ts, keyed: keyed, name: name, owned: !keyed}
 	return c.withCapabilities(), nil
 }
 
@@ -124,6 +132,20 @@ func (c *combinator) enter(key string) ([]target, string, error) {
 	return ts, key, nil
 }
 
+// enterOwner is enter for a call on owner's hold: it fails, too, as
+// driver.CheckOwner does. On success the call must end with c.guard.Exit.
+func (c *combinator) enterOwner(key, owner string) ([]target, error) {
+	ts, key, err := c.enter(key)
+	if err != nil {
+		return nil, err
+	}
+	if err := driver.CheckOwner(key, owner); err != nil {
+		c.guard.Exit()
+		return nil, c.labelled(err)
+	}
+	return ts, nil
+}
+
 // enterKey returns the targets of key, and the key the argument checks
 // see: key itself, which must not be empty, or a multi-key combinator's
 // name, as it ignores key.
@@ -151,12 +173,17 @@ func (c *combinator) labelled(err error) error {
 // the same lease.
 func (c *combinator) Granularity() time.Duration { return c.gran }
 
-// Close implements driver.Backend: it waits for the calls in flight, stops
-// the releases that failed attempts left running in the background (the
-// members' leases end them anyway), and closes every member if the
-// combinator owns them (New), once, returning their errors joined.
+// Close implements driver.Backend: it waits for the calls in flight, closes
+// the views Share made (waiting for their calls), stops the releases that
+// failed attempts left running in the background (the members' leases end
+// them anyway), and closes every member if the combinator owns them (New),
+// once, returning their errors joined. A view's Close is its parent's.
 func (c *combinator) Close() error {
+	if c.parent != nil {
+		return c.parent.Close()
+	}
 	return c.guard.Close(nil, func() error {
+		c.closeViews()
 		c.bg.close() // the members are about to be closed: their releases would fail
 		if !c.owned {
 			return nil

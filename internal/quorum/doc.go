@@ -63,4 +63,40 @@
 // below it grants exactly the floor; a member whose counter is above it (a
 // faster clock, a missed acquisition) grants more, and round two raises
 // the others as above.
+//
+// # Shared locks
+//
+// A combinator is a driver.Sharer (share.go): its view of a driver.Share
+// is the combinator of the same kind and settings over its members'
+// views, so that every rule above holds for read, write and permit holds
+// unchanged. What the engine assumed of mutexes, and how it holds there:
+//
+//   - Exclusion comes from the members: two quorums share a member, which
+//     does not let in two holds that exclude each other (a write and
+//     anything, or more holds than its permits). So read-write locks are
+//     exclusive under a majority too, but a majority of semaphores does
+//     not bound their holders, and Share refuses the views where it would
+//     not (bound.go).
+//   - The cleanup of a failed attempt unlocks every member, refusing ones
+//     included: a view's Unlock drops a hold of its own mode only, so it
+//     cannot touch another owner's hold, nor the owner's hold of another
+//     mode (a downgrade's write hold, an upgrade's read hold).
+//   - A re-entry is known by a hold count above one, kept per owner and
+//     mode, as a mutex's; a downgrade's read hold under its write hold is
+//     a first read hold, whose unknown members are released as usual.
+//   - The restart guard and the validity count grants, whatever their
+//     mode: a restarted member that forgot the readers must not let a
+//     writer in any more than it may a second owner of a mutex.
+//   - Tokens are combined by the scheme above for every mode. A write
+//     token rises as a mutex's; a read token is the highest counter of the
+//     read quorum, written back to the fencing members below it: at least
+//     the last write's token (a read quorum meets the write's fenced
+//     members) and less than the next write's (which meets the read's). A
+//     semaphore's token is higher than that of every acquisition that
+//     ended before it began; acquisitions whose attempts overlap may get
+//     the same one.
+//   - Inspect combines the holders one by one as it does a mutex's owner
+//     (inspectshared.go).
+//   - Waiting writers, and a semaphore's wait list where one member can
+//     keep it, go to the members through Request.Patience (waitlist.go).
 package quorum

@@ -22,10 +22,13 @@ type engine struct {
 	gate int
 	// bg runs the releases failed attempts leave behind.
 	bg *background
+	// share is the kind of shared lock a view's members hold (see
+	// Share); its Mode is 0 on a combinator of mutexes.
+	share driver.Share
 }
 
-func newEngine(kind Kind, s Settings, ts []target) engine {
-	e := engine{kind: kind, s: s, needed: kind.needed(len(ts)), gran: time.Millisecond, gate: gateOf(kind, ts), bg: newBackground()}
+func newEngine(kind Kind, s Settings, ts []target, share driver.Share) engine {
+	e := engine{kind: kind, s: s, needed: kind.needed(len(ts)), gran: time.Millisecond, gate: gateOf(kind, ts), bg: newBackground(), share: share}
 	for _, t := range ts {
 		e.gran = max(e.gran, driver.Granularity(t.b))
 		if t.fencer != nil {

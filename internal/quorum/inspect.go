@@ -21,6 +21,9 @@ func (e *engine) inspect(ctx context.Context, ts []target) (driver.State, error)
 	if err := firstInvalid(ts, errs); err != nil {
 		return driver.State{}, fmt.Errorf("%s: %w", e.kind.name, err)
 	}
+	if e.share.Mode != 0 {
+		return e.sharedState(ts, states, errs)
+	}
 	byOwner := make(map[string][]int)
 	failed := 0
 	best := ""
@@ -42,33 +45,46 @@ func (e *engine) inspect(ctx context.Context, ts []target) (driver.State, error)
 		return driver.State{}, fmt.Errorf("%s: state unknown: %d members did not answer (%s)",
 			e.kind.name, failed, memberErrors(ts, errs))
 	}
-	var st driver.State
-	for i, s := range states {
-		if errs[i] == nil && tokenSource(ts, i) {
-			st.Token = max(st.Token, s.Token)
-		}
-	}
-	return st, nil
+	return driver.State{Token: combinedToken(ts, states, answering(errs))}, nil
 }
 
 // heldState is the state of a lock that owner holds on the members held.
 func (e *engine) heldState(ts []target, states []driver.State, owner string, held []int) driver.State {
 	holds := make([]int, len(held))
 	remaining := make([]time.Duration, len(held))
-	var token uint64
 	for j, i := range held {
 		holds[j], remaining[j] = states[i].Holds, states[i].Remaining
-		if tokenSource(ts, i) {
-			token = max(token, states[i].Token)
-		}
 	}
 	return driver.State{
 		Held:      true,
 		Owner:     owner,
 		Holds:     kthLargest(holds, e.needed),
 		Remaining: kthLargest(remaining, e.needed),
-		Token:     token,
+		Token:     combinedToken(ts, states, held),
 	}
+}
+
+// combinedToken is the highest token among the members idx whose tokens
+// make up the combined token (tokenSource).
+func combinedToken(ts []target, states []driver.State, idx []int) uint64 {
+	var token uint64
+	for _, i := range idx {
+		if tokenSource(ts, i) {
+			token = max(token, states[i].Token)
+		}
+	}
+	return token
+}
+
+// answering returns the members whose call did not fail.
+func answering(errs []error) []int {
+	var idx []int
+	for i, err := range errs {
+		if err == nil {
+			idx = append(idx, i)
+		}
+	}
+	return idx
 }
 
 // forceUnlock deletes the lock on every target at once, whoever holds it.

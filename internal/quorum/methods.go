@@ -12,8 +12,11 @@ import (
 // wait budget. It returns a grant with Acquired false when the attempt
 // failed and the owner is known not to hold the lock, and an error that is
 // none of the sentinels when enough members may hold it that the outcome
-// is unknown. Patience is checked and not passed on: a combinator keeps no
-// queue.
+// is unknown. Patience is checked, and passed on only to the members that
+// keep a view's wait list (see waitsAt): a combinator of mutexes keeps no
+// queue. A Floor above the attempt's own (tokenFloor) is what its fencing
+// members get instead, so that a view, whose members honour it, hands out
+// no token below it.
 func (c *combinator) TryLock(ctx context.Context, r driver.Request) (driver.Grant, error) {
 	ts, key, err := c.enter(r.Key)
 	if err != nil {
@@ -24,20 +27,17 @@ func (c *combinator) TryLock(ctx context.Context, r driver.Request) (driver.Gran
 	if err := driver.CheckRequest(r); err != nil {
 		return driver.Grant{}, c.labelled(err)
 	}
-	return c.tryLock(ctx, ts, r.Owner, r.TTL)
+	return c.tryLock(ctx, ts, r)
 }
 
 // Unlock implements driver.Backend: it drops one hold on every member that
 // has one for owner (see release.go).
 func (c *combinator) Unlock(ctx context.Context, key, owner string) error {
-	ts, key, err := c.enter(key)
+	ts, err := c.enterOwner(key, owner)
 	if err != nil {
 		return err
 	}
 	defer c.guard.Exit()
-	if err := driver.CheckOwner(key, owner); err != nil {
-		return c.labelled(err)
-	}
 	return c.unlock(ctx, ts, owner)
 }
 
@@ -93,14 +93,11 @@ func (c *combinator) forceUnlockKey(ctx context.Context, key string) (bool, erro
 // fenceKey raises the token of owner's hold on key on every fencing member,
 // for a combinator that has this one as a member (see nestedFencer).
 func (c *combinator) fenceKey(ctx context.Context, key, owner string, token uint64) error {
-	ts, key, err := c.enter(key)
+	ts, err := c.enterOwner(key, owner)
 	if err != nil {
 		return err
 	}
 	defer c.guard.Exit()
-	if err := driver.CheckOwner(key, owner); err != nil {
-		return c.labelled(err)
-	}
 	if token == 0 {
 		return c.labelled(driver.Invalid("zero token"))
 	}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/distlock/distlock/internal/memcachedtest"
+	"github.com/distlock/distlock/internal/redistest"
+)
+
+// TestRunTakesSharedLocks runs readers, a writer and semaphore holders in
+// separate processes on one Redis.
+func TestRunTakesSharedLocks(t *testing.T) {
+	srv := redistest.Start(t)
+	env := []string{"DISTLOCK_BACKEND=redis://" + srv.Addr()}
+	marker := filepath.Join(t.TempDir(), "ran")
+
+	reader := start(t, env, "run", "--read", "report", "--", "sh", "-c", holderScript)
+	reader.expectLine("token=")
+	r := distlock(t, env, "run", "--read", "--wait", "0", "report", "--", "true")
+	assert.Equal(t, exitOK, r.code, "readers share the lock")
+	r = distlock(t, env, "run", "--write", "--wait", "0", "report", "--", "touch", marker)
+	assert.Equal(t, exitNotAcquired, r.code, "a reader keeps the writer out")
+	assert.NoFileExists(t, marker)
+	r = distlock(t, env, "run", "--wait", "0", "report", "--", "true")
+	assert.Equal(t, exitOK, r.code, "the mutex of the same name is another lock")
+	reader.signal(syscall.SIGTERM)
+	assert.Equal(t, exitOK, reader.wait())
+	r = distlock(t, env, "run", "--write", "--wait", "0", "report", "--", "touch", marker)
+	assert.Equal(t, exitOK, r.code, "with the reader gone the writer runs")
+	assert.FileExists(t, marker)
+
+	first := start(t, env, "run", "--permits", "2", "encoders", "--", "sh", "-c", holderScript)
+	first.expectLine("token=")
+	second := start(t, env, "run", "--permits", "2", "encoders", "--", "sh", "-c", holderScript)
+	second.expectLine("token=")
+	r = distlock(t, env, "run", "--permits", "2", "--wait", "0", "encoders", "--", "true")
+	assert.Equal(t, exitNotAcquired, r.code, "two permits, two holders")
+	r = distlock(t, env, "run", "--permits", "3", "--wait", "0", "encoders", "--", "true")
+	assert.Equal(t, exitUsage, r.code, "another number of permits while the semaphore is in use")
+	for _, h := range []*background{first, second} {
+		h.signal(syscall.SIGTERM)
+		assert.Equal(t, exitOK, h.wait())
+	}
+}
+
+func TestRunRefusesSharedLocksOnMemcached(t *testing.T) {
+	env := []string{"DISTLOCK_BACKEND=memcache://" + memcachedtest.Start(t).Addr()}
+	for _, flag := range [][]string{{"--read"}, {"--write"}, {"--permits", "2"}} {
+		args := append(append([]string{"run"}, flag...), "job", "--", "true")
+		r := distlock(t, env, args...)
+		assert.Equal(t, exitUsage, r.code)
+		assert.Contains(t, r.stderr, "no shared locks")
+	}
+}
