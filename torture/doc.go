@@ -41,7 +41,8 @@
 //   - linearizability: the history of Acquire (returning the token) and
 //     Release operations, checked with porcupine against a sequential
 //     lock of the run's kind whose tokens rise (a read must carry at least
-//     the last write's token). A lease lost (Unlock reports ErrLost or
+//     the last write's token; a semaphore's holds whose attempts overlap
+//     may share one, as a combinator hands them out). A lease lost (Unlock reports ErrLost or
 //     ErrNotHeld) is a release somewhere between the acquisition and that
 //     report; an Unlock whose outcome is unknown is a release at an unknown
 //     time after it was called. The check runs only where the scenario
@@ -74,7 +75,7 @@
 //	redis                          lost unlocks: links cut or       yes: a Mutex gives back the hold its lost Unlock left behind rather than re-enter it
 //	                               replies stalled during Unlock
 //	redis                          rw: none, cut, SIGSTOP, holder   yes, for the reasons a mutex's are; the paused writer's late write must be rejected
-//	                                 paused; semaphore: none
+//	                                 paused
 //	redis                          kill -9, restart (empty)         NO: the restarted server forgot the lock; fencing must catch the stale writes
 //	redis                          rw: kill -9, restart (empty)     NO: the holds and the counter are forgotten (readers get older tokens); fencing must catch the stale writes
 //	redis-aof: appendfsync always  kill -9, restart                 yes: the lock and its expiry survive the restart

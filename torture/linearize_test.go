@@ -34,14 +34,29 @@ type lockOp struct {
 
 // lockState is the sequential lock the history must match: what is inside
 // (see occupancy), which clients hold it (a client holds one hold at a
-// time), and the last token taken from the counter. An acquisition that
-// takes a token must exceed it; a read hold must carry at least it. An
-// acquisition without a token (0) is checked for exclusion only; the audit
-// counts it.
+// time), and the last token taken from the counter (see follows).
 type lockState struct {
 	in      occupancy
 	clients uint64
 	last    uint64
+}
+
+// follows reports whether a hold of mode may carry token after last, the
+// last token taken from the counter: a write hold's (a mutex's) rises
+// above it; a read hold carries at least it, the counter as it is; a
+// semaphore's is at least it, since on a combinator acquisitions whose
+// attempts overlap may share a token (the audit checks that a token rises
+// above those of acquisitions that ended before its attempt began). A
+// write or semaphore hold's token 0 is none: the audit counts it, the
+// model checks such a hold for exclusion only.
+func follows(mode driver.Mode, token, last uint64) bool {
+	switch mode {
+	case driver.Write:
+		return token == 0 || token > last
+	case driver.Permits:
+		return token == 0 || token >= last
+	}
+	return token >= last
 }
 
 // lockModel is a mutex, read-write lock or semaphore (whichever the
@@ -58,15 +73,10 @@ var lockModel = porcupine.Model{
 			return true, lockState{in: s.in.without(op.share), clients: s.clients &^ bit, last: s.last}
 		}
 		token := output.(uint64)
-		switch {
-		case s.clients&bit != 0 || !s.in.admits(op.share):
+		if s.clients&bit != 0 || !s.in.admits(op.share) || !follows(op.share.Mode, token, s.last) {
 			return false, s
-		case op.share.Mode == driver.Read && token < s.last:
-			return false, s
-		case op.share.Mode != driver.Read && token != 0:
-			if token <= s.last {
-				return false, s
-			}
+		}
+		if op.share.Mode != driver.Read && token != 0 {
 			s.last = token
 		}
 		return true, lockState{in: s.in.with(op.share), clients: s.clients | bit, last: s.last}

@@ -23,7 +23,6 @@ var scenarios = []scenario{
 		why: "the server's expiry counts from when it ran the call, after the holder's attempt began"},
 	{config: singleRedis, lock: rwLock, fault: pauseFault, exclusive: true,
 		why: "valid leases never overlap; the paused writer's late write must be rejected"},
-	{config: singleRedis, lock: semaphoreLock, fault: noFault, exclusive: true},
 	{config: singleRedis, fault: killFault, exclusive: false,
 		why: "a restart without persistence forgets the lock; fencing must catch the stale writes"},
 	{config: singleRedis, lock: rwLock, fault: killFault, exclusive: false,
