@@ -18,8 +18,9 @@ import (
 // ones, on the backend's keys and channels only.
 var hardenedACL = []string{"ACL", "SETUSER", "locks", "on", ">pw", "~distlock:*", "&distlock:*", "+@all", "-@dangerous"}
 
-// TestHardenedACLUser takes, renews, inspects and releases a lock as a user
-// without @dangerous (no INFO): it works, with an unknown uptime.
+// TestHardenedACLUser takes, renews and releases a lock, and a shared
+// hold of every kind, as a user without @dangerous (no INFO): it works,
+// with an unknown uptime.
 func TestHardenedACLUser(t *testing.T) {
 	srv := redistest.Start(t)
 	_, err := srv.Do(hardenedACL...)
@@ -30,14 +31,22 @@ func TestHardenedACLUser(t *testing.T) {
 	require.NoError(t, err)
 	defer b.Close()
 
-	for range 2 { // the second acquisition finds the marker the first left
-		o := locker.NewOwner()
-		g, err := b.TryLock(ctx, driver.Request{Key: "acl", Owner: o, TTL: time.Minute})
+	locks := []driver.Backend{b}
+	for _, sh := range views {
+		v, err := b.(driver.Sharer).Share(sh)
 		require.NoError(t, err)
-		require.True(t, g.Acquired)
-		assert.Zero(t, g.Uptime, "INFO is refused: the uptime is unknown")
-		require.NoError(t, b.Expire(ctx, "acl", o, time.Minute))
-		require.NoError(t, b.Unlock(ctx, "acl", o))
+		locks = append(locks, v)
+	}
+	for _, l := range locks {
+		for range 2 { // the second acquisition finds the marker the first left
+			o := locker.NewOwner()
+			g, err := l.TryLock(ctx, driver.Request{Key: "acl", Owner: o, TTL: time.Minute})
+			require.NoError(t, err)
+			require.True(t, g.Acquired)
+			assert.Zero(t, g.Uptime, "INFO is refused: the uptime is unknown")
+			require.NoError(t, l.Expire(ctx, "acl", o, time.Minute))
+			require.NoError(t, l.Unlock(ctx, "acl", o))
+		}
 	}
 	m, err := storetest.Of(t, b).Mutex("acl-mutex")
 	require.NoError(t, err)

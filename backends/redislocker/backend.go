@@ -22,8 +22,9 @@ var ErrReplicaAck = errors.New("redislocker: replicas did not acknowledge the lo
 // Backend is a driver.Backend on Redis: standalone, Sentinel-managed
 // (go-redis failover client) or Cluster. It also implements
 // driver.Notifier, driver.Queuer, driver.Inspector, driver.ForceUnlocker,
-// driver.BatchExpirer and driver.Fencer. Leases are exact to the
-// millisecond. It is safe for concurrent use.
+// driver.BatchExpirer, driver.Fencer and driver.Sharer (read-write locks
+// and semaphores, see Share). Leases are exact to the millisecond. It is
+// safe for concurrent use.
 type Backend struct {
 	client  redis.UniversalClient
 	cluster *redis.ClusterClient // nil unless client is one
@@ -43,6 +44,8 @@ type Backend struct {
 	guard driver.Guard
 	// keyCache keeps the Redis names of the locks in use.
 	keyCache keyCache
+	// shared keeps those of the shared locks in use (see Share).
+	shared sharedNames
 }
 
 var (

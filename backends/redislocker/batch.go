@@ -25,6 +25,28 @@ type batchCall struct {
 // nil, an error wrapping driver.ErrNotHeld, ErrInvalid for bad input, or an
 // unknown-state error when its call failed.
 func (b *Backend) ExpireBatch(ctx context.Context, renewals []driver.Renewal) []error {
+	return b.expireBatch(ctx, renewals, batchKind{
+		script: expireBatchScript,
+		head:   []any{millis(b.cfg.fenceLinger)},
+		keys: func(key string) ([]any, int) {
+			k := b.keys(key)
+			return k.pair, k.slot
+		},
+	})
+}
+
+// batchKind is how one kind of lock is renewed in batches: the script, its
+// first arguments, and the KEYS and Cluster slot of a lock. The script
+// takes each renewal's owner and lease in milliseconds after the first
+// arguments, and returns 1 or 0 per lock.
+type batchKind struct {
+	script *script
+	head   []any
+	keys   func(key string) (names []any, slot int)
+}
+
+// expireBatch is ExpireBatch with the scripts of kind.
+func (b *Backend) expireBatch(ctx context.Context, renewals []driver.Renewal, kind batchKind) []error {
 	errs := make([]error, len(renewals))
 	if len(renewals) == 0 {
 		return errs
@@ -43,22 +65,21 @@ func (b *Backend) ExpireBatch(ctx context.Context, renewals []driver.Renewal) []
 			errs[i] = err
 			continue
 		}
-		k := b.keys(r.Key)
-		slot := 0
-		if b.cluster != nil {
-			slot = k.slot
+		names, slot := kind.keys(r.Key)
+		if b.cluster == nil {
+			slot = 0
 		}
 		c := bySlot[slot]
 		if c == nil || len(c.index) == batchChunk {
-			c = &batchCall{args: []any{millis(b.cfg.fenceLinger)}}
+			c = &batchCall{args: append([]any(nil), kind.head...)}
 			bySlot[slot] = c
 			calls = append(calls, c)
 		}
 		c.index = append(c.index, i)
-		c.keys = append(c.keys, k.pair...)
+		c.keys = append(c.keys, names...)
 		c.args = append(c.args, r.Owner, millis(r.TTL))
 	}
-	b.runBatch(ctx, calls, true)
+	b.runBatch(ctx, kind.script, calls, true)
 	var again []*batchCall
 	for _, c := range calls {
 		if isNoScript(c.cmd.Err()) {
@@ -66,7 +87,7 @@ func (b *Backend) ExpireBatch(ctx context.Context, renewals []driver.Renewal) []
 		}
 	}
 	if len(again) > 0 {
-		b.runBatch(ctx, again, false)
+		b.runBatch(ctx, kind.script, again, false)
 	}
 	for _, c := range calls {
 		b.settleBatch(c, errs)
@@ -74,15 +95,15 @@ func (b *Backend) ExpireBatch(ctx context.Context, renewals []driver.Renewal) []
 	return errs
 }
 
-// runBatch sends calls in one pipeline (go-redis splits a Cluster pipeline
-// by node).
-func (b *Backend) runBatch(ctx context.Context, calls []*batchCall, byHash bool) {
+// runBatch sends calls of s in one pipeline (go-redis splits a Cluster
+// pipeline by node).
+func (b *Backend) runBatch(ctx context.Context, s *script, calls []*batchCall, byHash bool) {
 	if len(calls) == 0 {
 		return
 	}
 	pipe := b.client.Pipeline()
 	for _, c := range calls {
-		c.cmd = expireBatchScript.command(ctx, byHash, c.keys, c.args...)
+		c.cmd = s.command(ctx, byHash, c.keys, c.args...)
 		_ = pipe.Process(ctx, c.cmd)
 	}
 	_, _ = pipe.Exec(ctx) // per-command errors are read below

@@ -58,6 +58,41 @@
 // Renewals (driver.BatchExpirer) of many locks go out as batch scripts in
 // one pipeline: one round trip per server.
 //
+// # Shared locks
+//
+// The Backend is a driver.Sharer: Share hands out views of its read-write
+// locks and semaphores, with the semantics driver.Sharer documents and
+// the capabilities of the mutexes but the queue (Notifier, Dequeuer,
+// Inspector, ForceUnlocker, BatchExpirer, Fencer, Endpointer). The
+// read-write lock name is the hash "prefix:{name}:rw" and the sorted set
+// "prefix:{name}:rw:leases"; the semaphore name is "prefix:{name}:sem",
+// "prefix:{name}:sem:leases" and its wait list "prefix:{name}:sem:queue".
+// They carry the mutex's hash tag, so on a Cluster a shared lock lives in
+// its mutex's slot, but no name of the mutex: the mutex, the read-write
+// lock and the semaphore of one name are three locks. The hash holds each
+// owner's hold count per mode, the lock's token counter and what the
+// scripts need to decide; the sorted set holds when each hold's lease, and
+// each waiter's patience, ends, by the server's clock (TIME), since Redis
+// expires keys but not their fields. Every operation is one script, and
+// acquiring a read hold uncontended is one round trip, as a mutex's.
+//
+// Leases and patience end by the server's clock, exact to the millisecond;
+// every script drops those that have ended before it decides. The sorted
+// set (and queue) expire by themselves at the furthest end of a lease or
+// patience in them, and go at once with the last hold or waiter; the hash
+// then keeps only the token counter, and outlives the last lease by the
+// fence linger, and by up to an eighth of it more, as a mutex's counter
+// does. Tokens rise as a mutex's do: a write hold's, and a semaphore
+// hold's, is the larger of the counter plus one, the server's clock in µs
+// and Request.Floor; a read hold carries the counter. Grants report the
+// server's uptime for new holds, as for mutexes. The release channels are
+// "prefix:{name}:rw:released" and "prefix:{name}:sem:released", on the
+// backend's pub/sub connection: they announce every hold that ends by
+// Unlock or ForceUnlock, every waiter that leaves, and the leases and
+// patience an attempt finds ended; a lease that runs out is not announced
+// when it does, and a refused grant's Remaining bounds a waiter's sleep.
+// WithReplicaAck applies to shared holds as to mutexes.
+//
 // # Clients
 //
 // New takes the program's own client, which Close leaves open (unless

@@ -81,17 +81,20 @@ func keysFor(prefix, name string, cluster bool) keys {
 // every call did before.
 const keyCacheLimit = 1 << 12
 
-// keyCache keeps the keys of the lock names a backend used last, so that a
-// call on a name in use costs no allocation for them.
-type keyCache struct {
-	m sync.Map // name → *keys
+// keyCache keeps the keys of the mutexes a backend used last.
+type keyCache = nameCache[keys]
+
+// nameCache keeps the Redis names (a T) of the lock names a backend used
+// last, so that a call on a name in use costs no allocation for them.
+type nameCache[T any] struct {
+	m sync.Map // name → *T
 	n atomic.Int64
 }
 
-// get returns the keys of name, built by build the first time.
-func (c *keyCache) get(name string, build func(string) keys) *keys {
+// get returns the names of name, built by build the first time.
+func (c *nameCache[T]) get(name string, build func(string) T) *T {
 	if k, ok := c.m.Load(name); ok {
-		return k.(*keys)
+		return k.(*T)
 	}
 	k := build(name)
 	if c.n.Add(1) > keyCacheLimit {

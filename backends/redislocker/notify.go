@@ -34,6 +34,12 @@ func (b *Backend) Watch(ctx context.Context, key string, fn func()) (stop func()
 
 // watch subscribes fn to key's channel that channel names.
 func (b *Backend) watch(ctx context.Context, key string, channel func(*keys) string, fn func()) (stop func(), err error) {
+	k := b.keys(key)
+	return b.watchChannel(ctx, channel(k), k.slot, fn)
+}
+
+// watchChannel subscribes fn to channel, whose hash tag is in slot.
+func (b *Backend) watchChannel(ctx context.Context, channel string, slot int, fn func()) (stop func(), err error) {
 	if fn == nil {
 		return nil, driver.Invalid("nil callback")
 	}
@@ -44,12 +50,10 @@ func (b *Backend) watch(ctx context.Context, key string, channel func(*keys) str
 		return nil, err
 	}
 	defer call.End()
-	k := b.keys(key)
-	slot := 0
-	if b.cluster != nil {
-		slot = k.slot
+	if b.cluster == nil {
+		slot = 0
 	}
-	stop, err = b.notify.watch(ctx, channel(k), slot, fn)
+	stop, err = b.notify.watch(ctx, channel, slot, fn)
 	if err != nil && err != driver.ErrClosed {
 		return nil, fmt.Errorf("redislocker: %w", err)
 	}

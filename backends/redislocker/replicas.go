@@ -9,16 +9,25 @@ import (
 	"github.com/distlock/distlock/driver"
 )
 
-// tryLockAcked runs the trylock script and WAIT in one pipeline, so both
-// go over the same connection: WAIT counts the replicas that have the
-// writes of its own connection. On a Cluster the pipeline goes to the
-// master of the lock's slot.
+// tryLockAcked runs the trylock script with WAIT (see acked), releasing
+// the hold through the unlock script.
 func (b *Backend) tryLockAcked(ctx context.Context, key, owner string, k *keys, keyNames []any, args []any) (driver.Grant, error) {
+	release := func(ctx context.Context) error { return b.unlock(ctx, key, owner) }
+	return b.acked(ctx, k.lock, tryLockScript, keyNames, args, parseGrant, release)
+}
+
+// acked runs the acquiring script s and WAIT in one pipeline, so both go
+// over the same connection: WAIT counts the replicas that have the writes
+// of its own connection. On a Cluster the pipeline goes to the master of
+// the slot of lock, one of the keys. parse reads the script's reply; a
+// grant that too few replicas acknowledged is given back with release.
+func (b *Backend) acked(ctx context.Context, lock string, s *script, keyNames []any, args []any,
+	parse func(any) (driver.Grant, error), release func(context.Context) error) (driver.Grant, error) {
 	var conn interface {
 		Pipeline() redis.Pipeliner
 	} = b.client
 	if b.cluster != nil {
-		master, err := b.cluster.MasterForKey(ctx, k.lock)
+		master, err := b.cluster.MasterForKey(ctx, lock)
 		if err != nil {
 			return driver.Grant{}, b.failed(fmt.Errorf("finding the master of the lock's slot: %w", err))
 		}
@@ -26,7 +35,7 @@ func (b *Backend) tryLockAcked(ctx context.Context, key, owner string, k *keys, 
 	}
 	run := func(byHash bool) (onceCmd, *redis.IntCmd) {
 		pipe := conn.Pipeline()
-		cmd := tryLockScript.command(ctx, byHash, keyNames, args...)
+		cmd := s.command(ctx, byHash, keyNames, args...)
 		_ = pipe.Process(ctx, cmd)
 		wait := redis.NewIntCmd(ctx, "wait", b.cfg.replicas, millis(b.cfg.ackTimeout))
 		_ = pipe.Process(ctx, wait)
@@ -40,7 +49,7 @@ func (b *Backend) tryLockAcked(ctx context.Context, key, owner string, k *keys, 
 	if err := cmd.Err(); err != nil {
 		return driver.Grant{}, b.failed(err)
 	}
-	g, err := parseGrant(cmd.Val())
+	g, err := parse(cmd.Val())
 	if err != nil {
 		return driver.Grant{}, b.failed(err)
 	}
@@ -59,7 +68,7 @@ func (b *Backend) tryLockAcked(ctx context.Context, key, owner string, k *keys, 
 	} else {
 		cause = fmt.Errorf("%w: %d of %d replicas within %v", ErrReplicaAck, acks, b.cfg.replicas, b.cfg.ackTimeout)
 	}
-	if uerr := b.unlock(context.WithoutCancel(ctx), key, owner); uerr != nil {
+	if uerr := release(context.WithoutCancel(ctx)); uerr != nil {
 		// uerr is left unclassified: a release that was not sent leaves
 		// the hold in place, so the error must not read as ErrUnavailable.
 		return driver.Grant{}, fmt.Errorf("%w; releasing it: %w", cause, uerr)

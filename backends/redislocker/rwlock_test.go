@@ -1,0 +1,180 @@
+package redislocker_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/distlock/distlock/backends/redislocker"
+	"github.com/distlock/distlock/driver"
+	"github.com/distlock/distlock/internal/redistest"
+	"github.com/distlock/distlock/locker"
+)
+
+// share returns b's view sh.
+func share(t testing.TB, b *redislocker.Backend, sh driver.Share) driver.Backend {
+	t.Helper()
+	v, err := b.Share(sh)
+	require.NoError(t, err)
+	return v
+}
+
+// rwViews returns b's read and write views.
+func rwViews(t testing.TB, b *redislocker.Backend) (read, write driver.Backend) {
+	return share(t, b, driver.Share{Mode: driver.Read}), share(t, b, driver.Share{Mode: driver.Write})
+}
+
+// try makes an attempt on v that must get an answer.
+func try(t *testing.T, v driver.Backend, r driver.Request) driver.Grant {
+	t.Helper()
+	if r.TTL == 0 {
+		r.TTL = time.Minute
+	}
+	g, err := v.TryLock(context.Background(), r)
+	require.NoError(t, err, "TryLock(%+v)", r)
+	return g
+}
+
+// TestReadersShareWriterExcludes: readers share; a writer waits for them
+// all, then excludes readers and other writers; tokens rise with each
+// write hold, and a read hold carries the last one.
+func TestReadersShareWriterExcludes(t *testing.T) {
+	srv := redistest.Start(t)
+	read, write := rwViews(t, newBackend(t, srv.Addr()))
+	ctx := context.Background()
+	const key = "rw"
+	r1, r2, w := locker.NewOwner(), locker.NewOwner(), locker.NewOwner()
+
+	g1 := try(t, read, driver.Request{Key: key, Owner: r1})
+	require.True(t, g1.Acquired)
+	assert.Zero(t, g1.Token, "no write yet: the counter is 0")
+	assert.Positive(t, g1.Uptime, "a new hold reports the server's uptime")
+	g2 := try(t, read, driver.Request{Key: key, Owner: r2})
+	require.True(t, g2.Acquired, "readers share")
+	again := try(t, read, driver.Request{Key: key, Owner: r1})
+	assert.True(t, again.Acquired)
+	assert.Equal(t, 2, again.Holds, "read re-entry")
+	assert.Zero(t, again.Uptime, "a re-entry reports no uptime")
+
+	refused := try(t, write, driver.Request{Key: key, Owner: w, TTL: time.Second})
+	assert.False(t, refused.Acquired, "readers keep the writer out")
+	assert.Greater(t, refused.Remaining, 50*time.Second, "the longest lease in the way")
+
+	for _, o := range []string{r1, r1, r2} {
+		require.NoError(t, read.Unlock(ctx, key, o))
+	}
+	assert.ErrorIs(t, read.Unlock(ctx, key, r1), driver.ErrNotHeld)
+	wg := try(t, write, driver.Request{Key: key, Owner: w})
+	require.True(t, wg.Acquired, "free once the readers left")
+	assert.Positive(t, wg.Token)
+	assert.Positive(t, wg.Uptime)
+	assert.ErrorIs(t, read.Unlock(ctx, key, w), driver.ErrNotHeld, "a read unlock of a write hold")
+
+	assert.False(t, try(t, read, driver.Request{Key: key, Owner: r1}).Acquired, "the writer keeps readers out")
+	other := try(t, write, driver.Request{Key: key, Owner: r2})
+	assert.False(t, other.Acquired, "and other writers")
+	assert.Greater(t, other.Remaining, 50*time.Second)
+	reentry := try(t, write, driver.Request{Key: key, Owner: w})
+	assert.Equal(t, 2, reentry.Holds)
+	assert.Equal(t, wg.Token, reentry.Token, "a write re-entry keeps its token")
+	require.NoError(t, write.Unlock(ctx, key, w))
+	require.NoError(t, write.Unlock(ctx, key, w))
+
+	rg := try(t, read, driver.Request{Key: key, Owner: r1})
+	require.True(t, rg.Acquired)
+	assert.Equal(t, wg.Token, rg.Token, "a read hold carries the last write's token")
+	require.NoError(t, read.Unlock(ctx, key, r1))
+	wg2 := try(t, write, driver.Request{Key: key, Owner: r2, Floor: wg.Token + 1_000_000})
+	require.True(t, wg2.Acquired)
+	assert.Equal(t, wg.Token+1_000_000, wg2.Token, "the floor lifts the next write token")
+	require.NoError(t, write.Unlock(ctx, key, r2))
+}
+
+// TestNoUpgradeButDowngrade: an owner's own read hold keeps its write
+// attempt out; under its write hold it may take a read hold, and keep it
+// after dropping the write hold.
+func TestNoUpgradeButDowngrade(t *testing.T) {
+	srv := redistest.Start(t)
+	read, write := rwViews(t, newBackend(t, srv.Addr()))
+	ctx := context.Background()
+	const key = "grade"
+	o, other := locker.NewOwner(), locker.NewOwner()
+
+	require.True(t, try(t, read, driver.Request{Key: key, Owner: o}).Acquired)
+	assert.False(t, try(t, write, driver.Request{Key: key, Owner: o}).Acquired, "no upgrade")
+	require.NoError(t, read.Unlock(ctx, key, o))
+
+	wg := try(t, write, driver.Request{Key: key, Owner: o})
+	require.True(t, wg.Acquired)
+	rg := try(t, read, driver.Request{Key: key, Owner: o})
+	require.True(t, rg.Acquired, "a downgrade")
+	assert.Equal(t, wg.Token, rg.Token)
+	require.NoError(t, write.Unlock(ctx, key, o))
+	assert.False(t, try(t, write, driver.Request{Key: key, Owner: other}).Acquired, "the read hold stays")
+	assert.True(t, try(t, read, driver.Request{Key: key, Owner: other}).Acquired, "and lets readers in")
+}
+
+// TestWaitingWriterKeepsNewReadersOut: a refused writer with patience
+// waits; new readers are refused, readers that hold re-enter; when the
+// writer's patience ends or it leaves, readers come in again.
+func TestWaitingWriterKeepsNewReadersOut(t *testing.T) {
+	srv := redistest.Start(t)
+	b := newBackend(t, srv.Addr())
+	read, write := rwViews(t, b)
+	ctx := context.Background()
+	const key = "preference"
+	r1, r2, w := locker.NewOwner(), locker.NewOwner(), locker.NewOwner()
+
+	require.True(t, try(t, read, driver.Request{Key: key, Owner: r1}).Acquired)
+	assert.False(t, try(t, write, driver.Request{Key: key, Owner: w, Patience: 300 * time.Millisecond}).Acquired)
+	refused := try(t, read, driver.Request{Key: key, Owner: r2})
+	assert.False(t, refused.Acquired, "a waiting writer keeps new readers out")
+	assert.Greater(t, refused.Remaining, time.Duration(0))
+	assert.LessOrEqual(t, refused.Remaining, 300*time.Millisecond, "the writer's patience is in the way")
+	assert.True(t, try(t, read, driver.Request{Key: key, Owner: r1}).Acquired, "a reader that holds re-enters")
+
+	time.Sleep(400 * time.Millisecond)
+	assert.True(t, try(t, read, driver.Request{Key: key, Owner: r2}).Acquired, "the writer's patience ended")
+	require.NoError(t, read.Unlock(ctx, key, r2))
+
+	assert.False(t, try(t, write, driver.Request{Key: key, Owner: w, Patience: time.Minute}).Acquired)
+	assert.False(t, try(t, read, driver.Request{Key: key, Owner: r2}).Acquired)
+	require.NoError(t, read.(driver.Dequeuer).Dequeue(ctx, key, w))
+	assert.True(t, try(t, read, driver.Request{Key: key, Owner: r2}).Acquired, "the writer left")
+	require.NoError(t, read.Unlock(ctx, key, r2))
+
+	// The waiting writer takes the lock when the readers are gone, and
+	// stops waiting.
+	assert.False(t, try(t, write, driver.Request{Key: key, Owner: w, Patience: time.Minute}).Acquired)
+	require.NoError(t, read.Unlock(ctx, key, r1))
+	require.NoError(t, read.Unlock(ctx, key, r1))
+	require.True(t, try(t, write, driver.Request{Key: key, Owner: w, Patience: time.Minute}).Acquired)
+	require.NoError(t, write.Unlock(ctx, key, w))
+	assert.True(t, try(t, read, driver.Request{Key: key, Owner: r2}).Acquired, "no writer waits any more")
+}
+
+// TestSharedLeaseExpiry: a hold's lease ends by the server's clock, and
+// its owner can neither renew nor release it afterwards.
+func TestSharedLeaseExpiry(t *testing.T) {
+	srv := redistest.Start(t)
+	read, write := rwViews(t, newBackend(t, srv.Addr()))
+	ctx := context.Background()
+	const key = "expiry"
+	r, w := locker.NewOwner(), locker.NewOwner()
+
+	require.True(t, try(t, read, driver.Request{Key: key, Owner: r, TTL: 200 * time.Millisecond}).Acquired)
+	require.NoError(t, read.Expire(ctx, key, r, 300*time.Millisecond))
+	assert.ErrorIs(t, write.Expire(ctx, key, r, time.Minute), driver.ErrNotHeld, "not held in write mode")
+	refused := try(t, write, driver.Request{Key: key, Owner: w})
+	require.False(t, refused.Acquired)
+	assert.LessOrEqual(t, refused.Remaining, 300*time.Millisecond)
+	time.Sleep(350 * time.Millisecond)
+	assert.ErrorIs(t, read.Expire(ctx, key, r, time.Minute), driver.ErrNotHeld, "the lease ended")
+	assert.ErrorIs(t, read.Unlock(ctx, key, r), driver.ErrNotHeld)
+	require.True(t, try(t, write, driver.Request{Key: key, Owner: w, TTL: 200 * time.Millisecond}).Acquired)
+	time.Sleep(250 * time.Millisecond)
+	assert.True(t, try(t, read, driver.Request{Key: key, Owner: r}).Acquired, "the write lease ended too")
+}
