@@ -1,5 +1,6 @@
 // Package locker is what programs use of distlock: a Store, the lock store
-// as a program holds it, and the Mutex it hands out.
+// as a program holds it, and the locks it hands out: Mutex, RWMutex and
+// Semaphore.
 //
 // A Store is made from a driver (package driver: one per lock store, in
 // backends/..., or a combinator such as redlock) or opened from a URL. It
@@ -25,6 +26,14 @@
 //
 // Keys makes one Mutex over several locks, possibly on several Stores, held
 // while all of them are.
+//
+// RWMutex (many readers or one writer) and Semaphore (a number of permits,
+// each acquisition leased to an owner of its own) give the same leases as a
+// Mutex: every hold is a Lease, renewed by the watchdog or fixed, lost
+// through Done, fenced by its token. They need a driver with shared locks
+// (driver.Sharer); the Store serves each kind through a view of the driver
+// that is itself a driver, so waiting, renewal and cleanup work for them
+// as for a Mutex.
 //
 // # Waiting
 //
