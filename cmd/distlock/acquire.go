@@ -49,7 +49,7 @@ func (a *app) acquire(ctx context.Context, f *runFlags, name string, sigs <-chan
 	if f.label != "" {
 		opts = append(opts, locker.WithLabel(f.label))
 	}
-	m, err := f.lock(store, name, opts)
+	m, err := f.kind().open(store, name, opts...)
 	if err != nil {
 		store.Close()
 		a.errorf("%v", err)
@@ -87,41 +87,6 @@ func (a *app) acquire(ctx context.Context, f *runFlags, name string, sigs <-chan
 	}
 	f.logf(a, "acquired lock %q with token %d", name, lease.Token())
 	return lease, store, exitOK
-}
-
-// lock is what "run" holds: a Mutex, a read-write lock's read or write
-// hold, or a semaphore's permit.
-type lock struct {
-	inspect func(context.Context) (locker.State, error)
-	take    func(context.Context, ...locker.LockOption) (*locker.Lease, error)
-}
-
-// lock returns the lock the flags ask for.
-func (f *runFlags) lock(store *locker.Store, name string, opts []locker.MutexOption) (lock, error) {
-	switch {
-	case f.read || f.write:
-		rw, err := store.RWMutex(name, opts...)
-		if err != nil {
-			return lock{}, err
-		}
-		if f.read {
-			return lock{rw.Inspect, rw.RLock}, nil
-		}
-		return lock{rw.Inspect, rw.Lock}, nil
-	case f.permits > 0:
-		sem, err := store.Semaphore(name, f.permits, opts...)
-		if err != nil {
-			return lock{}, err
-		}
-		return lock{sem.Inspect, func(ctx context.Context, o ...locker.LockOption) (*locker.Lease, error) {
-			return sem.Acquire(ctx, 1, o...)
-		}}, nil
-	}
-	m, err := store.Mutex(name, opts...)
-	if err != nil {
-		return lock{}, err
-	}
-	return lock{m.Inspect, m.Lock}, nil
 }
 
 // logf reports progress on stderr when --verbose is given.

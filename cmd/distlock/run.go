@@ -128,14 +128,16 @@ func (f *runFlags) problem() error {
 		return errors.New("--wait must not be negative")
 	case f.lease.set && f.watchdog != locker.DefaultWatchdogLease:
 		return errors.New("--lease (fixed) and --watchdog (renewed) exclude each other")
-	case f.permits < 0:
-		return fmt.Errorf("--permits %d: a semaphore has at least one permit", f.permits)
 	case f.read && f.write:
 		return errors.New("--read and --write exclude each other: a run takes one hold")
-	case (f.read || f.write) && f.permits > 0:
-		return errors.New("--read and --write (a read-write lock) and --permits (a semaphore) exclude each other")
 	}
-	return nil
+	k := f.kind()
+	return k.problem()
+}
+
+// kind is the lock the flags name.
+func (f *runFlags) kind() kind {
+	return kind{rw: f.read || f.write, read: f.read, permits: f.permits}
 }
 
 // lockOptions are the options of the Lock call the flags ask for.

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/internal/memcachedtest"
 	"github.com/distlock/distlock/internal/redistest"
@@ -27,6 +29,11 @@ func TestRunTakesSharedLocks(t *testing.T) {
 	assert.NoFileExists(t, marker)
 	r = distlock(t, env, "run", "--wait", "0", "report", "--", "true")
 	assert.Equal(t, exitOK, r.code, "the mutex of the same name is another lock")
+	r = distlock(t, env, "status", "--rw", "report")
+	assert.Equal(t, exitOK, r.code)
+	assert.Contains(t, r.stdout, ", read, label ")
+	r = distlock(t, env, "status", "report")
+	assert.Equal(t, exitFree, r.code, "the mutex is free")
 	reader.signal(syscall.SIGTERM)
 	assert.Equal(t, exitOK, reader.wait())
 	r = distlock(t, env, "run", "--write", "--wait", "0", "report", "--", "touch", marker)
@@ -41,9 +48,18 @@ func TestRunTakesSharedLocks(t *testing.T) {
 	assert.Equal(t, exitNotAcquired, r.code, "two permits, two holders")
 	r = distlock(t, env, "run", "--permits", "3", "--wait", "0", "encoders", "--", "true")
 	assert.Equal(t, exitUsage, r.code, "another number of permits while the semaphore is in use")
+	r = distlock(t, env, "status", "--json", "--permits", "2", "encoders")
+	assert.Equal(t, exitOK, r.code)
+	var st statusReport
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &st))
+	assert.Equal(t, 2, st.Limit)
+	assert.Len(t, st.Holders, 2)
+	r = distlock(t, env, "unlock", "--force", "--permits", "2", "encoders")
+	assert.Equal(t, exitOK, r.code)
+	assert.Contains(t, r.stdout, "held by 2 holders")
 	for _, h := range []*background{first, second} {
-		h.signal(syscall.SIGTERM)
-		assert.Equal(t, exitOK, h.wait())
+		h.expectLine("stopping")
+		assert.Equal(t, exitLost, h.wait(), "breaking the semaphore stops its holders")
 	}
 }
 

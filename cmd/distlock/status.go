@@ -23,20 +23,36 @@ type statusReport struct {
 	// RemainingMS is Remaining in milliseconds, for JSON.
 	RemainingMS int64  `json:"remaining_ms,omitempty"`
 	Token       uint64 `json:"token"`
+	// Holders are the holds of a read-write lock or a semaphore, and Limit
+	// a semaphore's permits while in use.
+	Holders []holderReport `json:"holders,omitempty"`
+	Limit   int            `json:"limit,omitempty"`
+}
+
+// holderReport is one hold of a read-write lock or a semaphore.
+type holderReport struct {
+	Owner       string `json:"owner"`
+	Label       string `json:"label,omitempty"`
+	Write       bool   `json:"write,omitempty"`
+	Holds       int    `json:"holds"`
+	Permits     int    `json:"permits,omitempty"`
+	RemainingMS int64  `json:"remaining_ms"`
 }
 
 func (a *app) status(ctx context.Context, args []string) int {
 	var bf backendFlags
+	var k kind
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
 	fs.SetOutput(a.helpOutput(args))
 	bf.register(fs)
+	k.registerInspect(fs)
 	asJSON := fs.Bool("json", false, "print the state as one JSON object")
 	fs.Usage = func() { statusUsage(fs) }
 	name, code := parseNameArgs(a, fs, "status", args)
 	if code >= 0 {
 		return code
 	}
-	m, store, code := a.openMutex(ctx, &bf, name)
+	m, store, code := a.openLock(ctx, &bf, k, name)
 	if code != exitOK {
 		return code
 	}
@@ -44,7 +60,7 @@ func (a *app) status(ctx context.Context, args []string) int {
 
 	ctx, cancel := context.WithTimeout(ctx, bf.timeout)
 	defer cancel()
-	st, err := m.Inspect(ctx)
+	st, err := m.inspect(ctx)
 	if err != nil {
 		a.errorf("%v", err)
 		if errors.Is(err, errors.ErrUnsupported) {
@@ -52,7 +68,10 @@ func (a *app) status(ctx context.Context, args []string) int {
 		}
 		return exitUnavailable
 	}
-	r := statusReport{Lock: name, Held: st.Held, Holder: st.Owner, Label: st.Label, Holds: st.Holds, Remaining: st.Remaining, Token: st.Token}
+	r := statusReport{Lock: name, Held: st.Held, Holder: st.Owner, Label: st.Label, Holds: st.Holds, Remaining: st.Remaining, Token: st.Token, Limit: st.Limit}
+	for _, h := range st.Holders {
+		r.Holders = append(r.Holders, holderReport{Owner: h.Owner, Label: h.Label, Write: h.Write, Holds: h.Holds, Permits: h.Permits, RemainingMS: h.Remaining.Milliseconds()})
+	}
 	if *asJSON {
 		r.RemainingMS = r.Remaining.Milliseconds()
 		out, _ := json.Marshal(r)
@@ -69,7 +88,16 @@ func (a *app) status(ctx context.Context, args []string) int {
 func (r statusReport) print(a *app) {
 	w := tabwriter.NewWriter(a.stdout, 0, 0, 1, ' ', 0)
 	fmt.Fprintf(w, "lock:\t%s\n", r.Lock)
-	if r.Held {
+	switch {
+	case r.Held && r.Holders != nil:
+		fmt.Fprintf(w, "held:\tyes\n")
+		if r.Limit > 0 {
+			fmt.Fprintf(w, "permits:\t%d\n", r.Limit)
+		}
+		for _, h := range r.Holders {
+			fmt.Fprintf(w, "holder:\t%s\n", h.describe())
+		}
+	case r.Held:
 		fmt.Fprintf(w, "held:\tyes\n")
 		fmt.Fprintf(w, "holder:\t%s\n", r.Holder)
 		if r.Label != "" {
@@ -77,7 +105,7 @@ func (r statusReport) print(a *app) {
 		}
 		fmt.Fprintf(w, "holds:\t%d\n", r.Holds)
 		fmt.Fprintf(w, "remaining:\t%v\n", r.Remaining.Round(time.Millisecond))
-	} else {
+	default:
 		fmt.Fprintf(w, "held:\tno\n")
 	}
 	fmt.Fprintf(w, "token:\t%d\n", r.Token)
@@ -111,18 +139,38 @@ func parseNameArgs(a *app, fs *flag.FlagSet, cmd string, args []string) (string,
 	return rest[0], -1
 }
 
-// openMutex opens the Store the flags describe and a Mutex for name from
+// openLock opens the Store the flags describe and the lock k names from
 // it. The caller closes the Store.
-func (a *app) openMutex(ctx context.Context, bf *backendFlags, name string) (*locker.Mutex, *locker.Store, int) {
+func (a *app) openLock(ctx context.Context, bf *backendFlags, k kind, name string) (lock, *locker.Store, int) {
+	if err := k.problem(); err != nil {
+		a.errorf("%v", err)
+		return lock{}, nil, exitUsage
+	}
 	store, code := bf.open(ctx, a)
 	if code != exitOK {
-		return nil, nil, code
+		return lock{}, nil, code
 	}
-	m, err := store.Mutex(name)
+	m, err := k.open(store, name)
 	if err != nil {
 		store.Close()
 		a.errorf("%v", err)
-		return nil, nil, exitUsage
+		return lock{}, nil, exitUsage
 	}
 	return m, store, exitOK
+}
+
+// describe is one line on a hold of a read-write lock or a semaphore.
+func (h holderReport) describe() string {
+	what := "read"
+	switch {
+	case h.Write:
+		what = "write"
+	case h.Permits > 0:
+		what = fmt.Sprintf("%d permits", h.Permits)
+	}
+	d := fmt.Sprintf("%s, %s", h.Owner, what)
+	if h.Label != "" {
+		d += ", label " + h.Label
+	}
+	return fmt.Sprintf("%s, holds %d, %v left", d, h.Holds, (time.Duration(h.RemainingMS) * time.Millisecond))
 }

@@ -8,9 +8,11 @@ import (
 
 func (a *app) unlock(ctx context.Context, args []string) int {
 	var bf backendFlags
+	var k kind
 	fs := flag.NewFlagSet("unlock", flag.ContinueOnError)
 	fs.SetOutput(a.helpOutput(args))
 	bf.register(fs)
+	k.registerInspect(fs)
 	force := fs.Bool("force", false, "delete the lock whoever holds it (required)")
 	fs.Usage = func() { unlockUsage(fs) }
 	name, code := parseNameArgs(a, fs, "unlock", args)
@@ -21,7 +23,7 @@ func (a *app) unlock(ctx context.Context, args []string) int {
 		a.errorf("unlock: only --force is possible: distlock does not know the holder's identity, and a lock is released by its holder")
 		return exitUsage
 	}
-	m, store, code := a.openMutex(ctx, &bf, name)
+	m, store, code := a.openLock(ctx, &bf, k, name)
 	if code != exitOK {
 		return code
 	}
@@ -31,8 +33,8 @@ func (a *app) unlock(ctx context.Context, args []string) int {
 	defer cancel()
 	// Only to name the holder: a store that cannot be inspected, or does
 	// not answer, leaves before empty and ForceUnlock says the rest.
-	before, _ := m.Inspect(ctx)
-	held, err := m.ForceUnlock(ctx)
+	before, _ := m.inspect(ctx)
+	held, err := m.force(ctx)
 	if err != nil {
 		a.errorf("%v", err)
 		if errors.Is(err, errors.ErrUnsupported) {
@@ -44,9 +46,12 @@ func (a *app) unlock(ctx context.Context, args []string) int {
 		a.infof("lock %q was not held", name)
 		return exitFree
 	}
-	if before.Held {
+	switch {
+	case before.Held && before.Owner != "":
 		a.infof("broke lock %q held by %s (token %d)", name, before.Owner, before.Token)
-	} else {
+	case before.Held:
+		a.infof("broke lock %q held by %d holders (token %d)", name, len(before.Holders), before.Token)
+	default:
 		a.infof("broke lock %q", name)
 	}
 	return exitOK

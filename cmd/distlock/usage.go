@@ -115,7 +115,8 @@ func statusUsage(fs *flag.FlagSet) {
 	fmt.Fprint(fs.Output(), `usage: distlock status [flags] NAME
 
 Prints whether NAME is held, by which owner, its hold count, its remaining
-lease and its fencing token. Exits 0 when held, 1 when free.
+lease and its fencing token; of a read-write lock (--rw) or a semaphore
+(--permits N), every holder. Exits 0 when held, 1 when free.
 
 Flags:
 `)
@@ -125,7 +126,8 @@ Flags:
 func unlockUsage(fs *flag.FlagSet) {
 	fmt.Fprint(fs.Output(), `usage: distlock unlock --force [flags] NAME
 
-Deletes the lock NAME whoever holds it. A "distlock run" holding it notices
+Deletes the lock NAME whoever holds it (every hold of a read-write lock
+with --rw, of a semaphore with --permits N). A "distlock run" holding it notices
 at its next renewal (within a third of its --watchdog lease) and stops its
 CMD. Exits 0 when a lock was broken, 1 when none was held.
 
