@@ -43,8 +43,8 @@ import "strings"
 // x, t, e, b their numbers, X the leases' new expiry.
 
 // sharedTimeLua reads the server's clock: us and ms since 1970. (Redis 3.2
-// to 4 refuse writes after TIME unless the script replicates its effects;
-// later versions always do.)
+// to 4 refuse writes after TIME unless the script replicates its effects,
+// as later versions do by default.)
 const sharedTimeLua = `
 if redis.replicate_commands then redis.replicate_commands() end
 local now = redis.call('TIME')
@@ -54,9 +54,9 @@ local ms = math.floor(us / 1000)
 
 // sharedBootLua sets b, the server's boot time, from the marker M when
 // the lock hash did not have it, and up (a local of the caller), the
-// uptime in ms, when known. The marker is the mutexes' (see tryLockSrc): INFO, under
-// redis.pcall, writes it when missing, and a refusal marks it unknown for
-// a minute; b is then -1.
+// uptime in ms, when known. The marker is the mutexes' (see tryLockSrc):
+// INFO, under redis.pcall, writes it when missing, and a refusal marks it
+// unknown for a minute; b is then -1.
 const sharedBootLua = `
 if not b or b < 0 then
 	local m = redis.call('GET', M)
