@@ -2,6 +2,8 @@ package redislocker_test
 
 import (
 	"context"
+	"errors"
+	"strconv"
 	"testing"
 	"time"
 
@@ -166,6 +168,16 @@ func TestSharedLeaseExpiry(t *testing.T) {
 	r, w := locker.NewOwner(), locker.NewOwner()
 
 	require.True(t, try(t, read, driver.Request{Key: key, Owner: r, TTL: 200 * time.Millisecond}).Acquired)
+	now, err := srv.Do("TIME")
+	require.NoError(t, err)
+	sec, err1 := strconv.ParseInt(now.([]any)[0].(string), 10, 64)
+	usec, err2 := strconv.ParseInt(now.([]any)[1].(string), 10, 64)
+	require.NoError(t, errors.Join(err1, err2))
+	ends, err := srv.Do("ZSCORE", "distlock:{expiry}:rw:leases", "r"+r)
+	require.NoError(t, err)
+	end, err := strconv.ParseInt(ends.(string), 10, 64)
+	require.NoError(t, err)
+	assert.InDelta(t, sec*1000+usec/1000+200, end, 100, "the lease ends by the server's clock")
 	require.NoError(t, read.Expire(ctx, key, r, 300*time.Millisecond))
 	assert.ErrorIs(t, write.Expire(ctx, key, r, time.Minute), driver.ErrNotHeld, "not held in write mode")
 	refused := try(t, write, driver.Request{Key: key, Owner: w})
