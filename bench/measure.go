@@ -40,13 +40,13 @@ func measure(ctx context.Context, s settings, sections map[string]bool, r *repor
 	if sections["uncontended"] {
 		progress("1. uncontended lock+unlock on 1 Redis, %d cycles each", s.ops)
 		impls := append(slices.Clone(redisImpls), watchdogImpl)
-		if r.uncontended, err = runUncontended(ctx, impls, addrs[:1], s.ops, s.rounds, "single"); err != nil {
+		if r.uncontended, err = runUncontended(ctx, impls, addrs[:1], s.ops, s.rounds, "single", true); err != nil {
 			return err
 		}
 	}
 	if sections["redlock"] {
 		progress("2. uncontended RedLock over 5 Redis, %d cycles each", s.redlockOps)
-		if r.redlock, err = runUncontended(ctx, redlockImpls, addrs, s.redlockOps, s.rounds, "redlock"); err != nil {
+		if r.redlock, err = runUncontended(ctx, redlockImpls, addrs, s.redlockOps, s.rounds, "redlock", true); err != nil {
 			return err
 		}
 	}
@@ -86,7 +86,7 @@ func measure(ctx context.Context, s settings, sections map[string]bool, r *repor
 		if r.etcdRTT, err = etcdRTT(ctx, e.endpoint, 1000); err != nil {
 			return err
 		}
-		if r.etcd, err = runUncontended(ctx, etcdImpls, []string{e.endpoint}, s.etcdOps, s.rounds, "etcd"); err != nil {
+		if r.etcd, err = runUncontended(ctx, etcdImpls, []string{e.endpoint}, s.etcdOps, s.rounds, "etcd", false); err != nil {
 			return err
 		}
 	}
@@ -100,7 +100,7 @@ func measure(ctx context.Context, s settings, sections map[string]bool, r *repor
 		if r.pgRTT, err = pgRTT(ctx, pg.url(), 1000); err != nil {
 			return err
 		}
-		if r.pg, err = runUncontended(ctx, pgImpls, []string{pg.url()}, s.pgOps, s.rounds, "postgres"); err != nil {
+		if r.pg, err = runUncontended(ctx, pgImpls, []string{pg.url()}, s.pgOps, s.rounds, "postgres", false); err != nil {
 			return err
 		}
 	}

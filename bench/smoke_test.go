@@ -39,6 +39,10 @@ func TestSmoke(t *testing.T) {
 		if x.lat.n == 0 || x.lat.p50 <= 0 || x.lat.p99 < x.lat.p50 || x.allocs <= 0 {
 			t.Errorf("%s: implausible %+v", x.name, x)
 		}
+		// Every implementation unlocks by a script.
+		if x.work.scripts < int64(x.cycles) || x.work.scriptTime <= 0 || x.unlWork.scripts < int64(x.splitCount) {
+			t.Errorf("%s: implausible server work %+v", x.name, x)
+		}
 	}
 	if len(r.contention) != len(redisImpls) {
 		t.Fatalf("contention results %+v", r.contention)

@@ -67,3 +67,16 @@ func TestWriteMarkdownKeepsTextAroundMarkers(t *testing.T) {
 		t.Errorf("rewritten file has %d begin markers", strings.Count(got, beginMarker))
 	}
 }
+
+func TestParseServerWork(t *testing.T) {
+	info := "# Commandstats\r\n" +
+		"cmdstat_evalsha:calls=10,usec=120,usec_per_call=12.00,rejected_calls=2,failed_calls=1\r\n" +
+		"cmdstat_eval:calls=2,usec=30,usec_per_call=15.00,rejected_calls=0,failed_calls=0\r\n" +
+		"cmdstat_set:calls=7,usec=7,usec_per_call=1.00,rejected_calls=0,failed_calls=0\r\n" +
+		"\r\n# CPU\r\nused_cpu_sys:1.500000\r\nused_cpu_user:0.250000\r\n"
+	w := parseServerWork(info)
+	want := serverWork{scripts: 11, scriptTime: 150 * time.Microsecond, cpu: 1750 * time.Millisecond}
+	if w != want {
+		t.Fatalf("parseServerWork = %+v, want %+v", w, want)
+	}
+}

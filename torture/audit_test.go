@@ -3,7 +3,10 @@ package torture
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
+
+	"github.com/distlock/distlock/driver"
 )
 
 // audit is what the checks found in one run.
@@ -11,14 +14,23 @@ type audit struct {
 	acquired int
 	lost     int // holds whose Unlock found the lock gone
 	unknown  int // holds whose Unlock ended in an unknown state
-	overlaps int // pairs of holds inside the resource at once
+	// overlaps counts holds that entered the resource beside holds they
+	// must exclude (see occupancy.admits).
+	overlaps int
+	// peak is the most holds inside at once, for a shared lock's run to
+	// show that its holds did share.
+	peak     int
 	writes   int // writes accepted
 	rejected int // writes the resource turned away (stale tokens)
 	// pausedRejected counts rejected writes of paused holders.
 	pausedRejected int
 	staleAccepted  int
 	badTokens      int // pairs of holds whose tokens do not rise with time
-	// noToken counts holds granted with token 0: no fencing token.
+	// staleReads counts read holds whose token is below that of a write
+	// hold granted before the read began acquiring.
+	staleReads int
+	// noToken counts holds granted with token 0: no fencing token (a read
+	// hold carries the last write's token, 0 before any write).
 	noToken    int
 	maxDoneLag time.Duration
 	// lateGrants counts holds whose Lock returned a lease already past its
@@ -43,7 +55,7 @@ func check(holds []*hold, writes []write) audit {
 		if h.lateGrant {
 			a.lateGrants++
 		}
-		if h.token == 0 {
+		if h.token == 0 && h.counted() {
 			a.noToken++
 		}
 	}
@@ -59,25 +71,25 @@ func (a *audit) example(format string, args ...any) {
 	}
 }
 
-// countOverlaps counts pairs of holds whose times inside the resource
-// intersect.
+// countOverlaps counts holds that entered the resource while the holds
+// inside left no room for them: for a write hold (a mutex's too), any
+// hold; for a read hold, a write hold; for a semaphore's, more permits
+// than the limit.
 func (a *audit) countOverlaps(holds []*hold) int {
 	byStart := slices.Clone(holds)
 	slices.SortFunc(byStart, func(x, y *hold) int { return cmpDur(x.lockReturn, y.lockReturn) })
 	n := 0
 	var active []*hold
 	for _, h := range byStart {
-		kept := active[:0]
+		active = slices.DeleteFunc(active, func(o *hold) bool { return o.insideEnd <= h.lockReturn })
+		var in occupancy
 		for _, o := range active {
-			if o.insideEnd > h.lockReturn {
-				kept = append(kept, o)
-			}
+			in = in.with(o.share)
 		}
-		active = kept
-		for _, o := range active {
+		a.peak = max(a.peak, in.holds+1)
+		if !in.admits(h.share) {
 			n++
-			a.example("overlap: hold %d (client %d, token %d) inside %v..%v, hold %d (client %d, token %d) entered at %v",
-				o.id, o.client, o.token, o.lockReturn, o.insideEnd, h.id, h.client, h.token, h.lockReturn)
+			a.example("overlap: %v entered at %v beside %s", h, h.lockReturn, insideSince(active))
 		}
 		if h.insideEnd > h.lockReturn {
 			active = append(active, h)
@@ -86,18 +98,41 @@ func (a *audit) countOverlaps(holds []*hold) int {
 	return n
 }
 
-// countTokenOrder counts pairs where a hold that began acquiring after
-// another was granted carries a token that is not higher. Holds without a
-// token are counted apart (noToken).
+// insideSince describes holds inside the resource and when they entered.
+func insideSince(holds []*hold) string {
+	var b strings.Builder
+	for i, o := range holds {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%v inside %v..%v", o, o.lockReturn, o.insideEnd)
+	}
+	return b.String()
+}
+
+// countTokenOrder goes through pairs of holds where one began acquiring
+// after the other was granted. A hold that takes a token from the counter
+// (all but read holds) must carry a higher token than an earlier one that
+// did; a read hold, at least the token of an earlier write hold: readers
+// see a version no older than the last write before them. Holds that took
+// no token are counted apart (noToken).
 func (a *audit) countTokenOrder(holds []*hold) {
-	byCall := slices.DeleteFunc(slices.Clone(holds), func(h *hold) bool { return h.token == 0 })
+	byCall := slices.DeleteFunc(slices.Clone(holds), func(h *hold) bool { return h.token == 0 && h.counted() })
 	slices.SortFunc(byCall, func(x, y *hold) int { return cmpDur(x.lockCall, y.lockCall) })
 	for i, h := range byCall {
 		for _, o := range byCall[:i] {
-			if h.newer(o) && h.token <= o.token {
+			if !h.newer(o) {
+				continue
+			}
+			switch {
+			case h.counted() && o.counted() && h.token <= o.token:
 				a.badTokens++
-				a.example("token order: hold %d (client %d) began at %v, after hold %d (client %d) was granted at %v, but has token %d <= %d",
-					h.id, h.client, h.lockCall, o.id, o.client, o.lockReturn, h.token, o.token)
+				a.example("token order: %v began at %v, after %v was granted at %v, but its token is not higher",
+					h, h.lockCall, o, o.lockReturn)
+			case h.share.Mode == driver.Read && o.share.Mode == driver.Write && h.token < o.token:
+				a.staleReads++
+				a.example("stale read: %v began at %v, after %v was granted at %v, but has an older token",
+					h, h.lockCall, o, o.lockReturn)
 			}
 		}
 	}
@@ -119,8 +154,8 @@ func (a *audit) countStale(writes []write) {
 		a.writes++
 		if newest != nil && newest != w.hold && newest.newer(w.hold) {
 			a.staleAccepted++
-			a.example("stale write accepted: hold %d (client %d, token %d) wrote at %v after hold %d (client %d, token %d), which began acquiring at %v, after hold %d was granted at %v",
-				w.hold.id, w.hold.client, w.token, w.at, newest.id, newest.client, newest.token, newest.lockCall, w.hold.id, w.hold.lockReturn)
+			a.example("stale write accepted: %v wrote at %v after %v, which began acquiring at %v, after hold %d was granted at %v",
+				w.hold, w.at, newest, newest.lockCall, w.hold.id, w.hold.lockReturn)
 		}
 		if newest == nil || w.hold.lockCall > newest.lockCall {
 			newest = w.hold

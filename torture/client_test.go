@@ -28,30 +28,32 @@ type player struct {
 	// fixed lease, a write, a sleep past the lease ignoring Done, and a late
 	// write.
 	pauser bool
-	// keep makes the client keep one Mutex, and so one owner, for the
-	// whole run: it locks again a Mutex whose last release may not have
-	// reached the store, or may have been lost in a failover.
+	// keep makes the client keep one handle (a Mutex), and so one owner,
+	// for the whole run: it locks again a Mutex whose last release may not
+	// have reached the store, or may have been lost in a failover.
 	keep bool
 	// lossy makes the client lose one Unlock in two (see loseUnlock).
 	lossy bool
 }
 
 // play takes the lock again and again until the run stops. Each
-// acquisition uses a new Mutex, so each hold has an owner of its own,
-// unless the client keeps one: that Mutex must not re-enter a hold that a
-// failed call or a failover left behind on the store.
+// acquisition uses a new handle (Mutex, RWMutex or Semaphore), so each hold
+// has an owner of its own, unless the client keeps one: that handle must
+// not re-enter a hold that a failed call or a failover left behind on the
+// store.
 func (r *run) play(p *player) {
 	held := 0 // holds acquired; a failed attempt does not skip a pause
-	var m *locker.Mutex
+	var lock handle
 	for n := 0; !r.stopped(); n++ {
-		if m == nil || !p.keep {
+		if lock == nil || !p.keep {
 			var err error
-			if m, err = p.store.Mutex(r.key, locker.WithWatchdogLease(r.lease)); err != nil {
+			if lock, err = r.lock.open(p.store, r.key, r.lease); err != nil {
 				r.hist.failed(err)
 				return
 			}
 		}
 		paused := p.pauser && held%3 == 1
+		share := r.lock.pick(paused)
 		var opts []locker.LockOption
 		if paused {
 			opts = append(opts, locker.WithLease(r.lease))
@@ -61,7 +63,7 @@ func (r *run) play(p *player) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), waitBudget)
 		call := r.now()
-		lease, err := m.Lock(ctx, opts...)
+		lease, err := lock.take(ctx, share, opts...)
 		ret := r.now()
 		cancel()
 		if err != nil {
@@ -74,7 +76,7 @@ func (r *run) play(p *player) {
 			continue
 		}
 		held++
-		h := &hold{client: p.id, token: lease.Token(), paused: paused, lockCall: call, lockReturn: ret}
+		h := &hold{client: p.id, share: share, token: lease.Token(), paused: paused, lockCall: call, lockReturn: ret}
 		h.lateGrant = r.since(lease.Deadline()) <= ret
 		if lease.Holds() != 1 {
 			// The client holds no other lease: a count above one is a
@@ -108,7 +110,7 @@ func (r *run) honestHold(h *hold, lease *locker.Lease) {
 		if lease.Err() != nil || !r.clock().Before(lease.Deadline()) {
 			break
 		}
-		if h.token != 0 { // without a token the holder cannot use a fenced resource
+		if h.writes() {
 			r.res.write(h, r.now())
 		}
 		t := time.NewTimer(time.Duration(lo+rand.IntN(hi-lo)) * time.Millisecond)
@@ -127,14 +129,18 @@ func (r *run) honestHold(h *hold, lease *locker.Lease) {
 // without looking at Done, and writes again with its old token. The
 // resource must turn that write away if a newer holder wrote meanwhile.
 func (r *run) pausedHold(h *hold, lease *locker.Lease) {
-	r.res.write(h, r.now())
+	if h.writes() {
+		r.res.write(h, r.now())
+	}
 	h.insideEnd = r.since(lease.Deadline())
 	r.strike("client %d paused past its lease", h.client)
 	time.Sleep(2*r.lease + 200*time.Millisecond)
 	if lease.Err() == nil {
 		r.violation("hold %d: a fixed lease %v past its deadline has not closed Done", h.id, r.lease+200*time.Millisecond)
 	}
-	r.res.write(h, r.now())
+	if h.writes() {
+		r.res.write(h, r.now())
+	}
 }
 
 // leave records when h stopped being inside: now, or the lease's deadline

@@ -260,12 +260,19 @@ func redLockOf(name string, guard time.Duration) *config {
 			d.redis = append(d.redis, redistest.Start(t))
 		}
 		d.newBackend = func(t *testing.T, l *links, i int) driver.Backend {
-			members := make([]driver.Backend, len(d.redis))
-			for j, s := range d.redis {
-				members[j] = d.redisBackend(t, l, i, s)
-			}
-			return newRedLock(t, members, combine.WithRestartGuard(guard))
+			return newRedLock(t, d.redisMembers(t, l, i), combine.WithRestartGuard(guard))
 		}
 		return d
 	}}
+}
+
+// redisMembers are client i's backends on each Redis server, for a
+// combinator over them.
+func (d *deployment) redisMembers(t *testing.T, l *links, i int) []driver.Backend {
+	t.Helper()
+	members := make([]driver.Backend, len(d.redis))
+	for j, s := range d.redis {
+		members[j] = d.redisBackend(t, l, i, s)
+	}
+	return members
 }

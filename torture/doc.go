@@ -1,35 +1,53 @@
 // Package torture is distlock's torture suite: it has no code of its own,
 // only tests. Several clients, each with connections and a locker.Store of
 // its own as a separate process would have, contend for one lock through
-// the public API (the Store's Mutexes) while real faults hit real servers,
-// and a shared resource checks what the lock promised.
+// the public API (the Store's Mutexes, RWMutexes or Semaphores) while real
+// faults hit real servers, and a shared resource checks what the lock
+// promised.
 //
 // # What is checked
 //
-// Every hold enters a shared resource that records when it was inside and
-// writes to it with the hold's fencing token. The resource accepts a write
-// only if its token is at least the highest it has accepted, as a fenced
-// store would. After each run the suite checks, from the recorded history
-// and not from the lock's own word:
+// Every hold enters a shared resource that records when it was inside, and
+// write holds (a Mutex's, an RWMutex's Lock) write to it with the hold's
+// fencing token. The resource accepts a write only if its token is at
+// least the highest it has accepted, as a fenced store would. Of an
+// RWMutex's holds one in four writes and the rest read; a Semaphore of 3
+// permits is acquired one or two permits at a time. After each run the
+// suite checks, from the recorded history and not from the lock's own
+// word:
 //
-//   - overlaps: two holds inside the resource at once. A hold counts as
-//     inside from the return of Lock until it leaves or its lease ends by
-//     Lease.Deadline, whichever comes first; a holder past its deadline is
-//     a stale holder, which is fencing's business, not exclusion's.
+//   - overlaps: a hold that entered the resource beside holds it must
+//     exclude: a write hold beside any hold, a read hold beside a write
+//     hold, a semaphore's hold when the permits inside and its own exceed
+//     the semaphore's. A hold counts as inside from the return of Lock
+//     until it leaves or its lease ends by Lease.Deadline, whichever comes
+//     first; a holder past its deadline is a stale holder, which is
+//     fencing's business, not exclusion's. A shared lock's run must also
+//     have had two holds inside at once, or it tested no sharing.
 //   - stale writes accepted: a write accepted after a write of a hold that
 //     began acquiring only after this one had the lock. Fencing must reject
 //     every such write; one accepted fails the run, whatever the scenario.
 //   - token order: a hold that began acquiring after another was granted
 //     must carry a higher token, and every hold must carry a token (token 0
-//     means none). A violation fails the run.
+//     means none). A violation fails the run. Read holds are apart: they
+//     carry the lock's counter as it is, the last write's token (0 before
+//     any write).
+//   - stale reads: a read hold that began acquiring after a write hold was
+//     granted must carry at least the write's token, so that readers see a
+//     version no older than the last write before them (and so every write
+//     that left before they began). A violation fails a run that promises
+//     exclusion: a store that forgets its counter hands readers older
+//     tokens, while its writers' tokens may still rise.
 //   - linearizability: the history of Acquire (returning the token) and
 //     Release operations, checked with porcupine against a sequential
-//     mutex whose tokens rise. A lease lost (Unlock reports ErrLost or
+//     lock of the run's kind whose tokens rise (a read must carry at least
+//     the last write's token; a semaphore's holds whose attempts overlap
+//     may share one, as a combinator hands them out). A lease lost (Unlock reports ErrLost or
 //     ErrNotHeld) is a release somewhere between the acquisition and that
 //     report; an Unlock whose outcome is unknown is a release at an unknown
 //     time after it was called. The check runs only where the scenario
 //     promises exclusion: elsewhere overlaps are expected and the history
-//     is not a mutex's. On failure porcupine's visualisation of the history
+//     is not the lock's. On failure porcupine's visualisation of the history
 //     is written to an HTML file (in the test's artifact directory under
 //     go test -artifacts, else in -torture.out) whose path the failure
 //     names.
@@ -37,13 +55,17 @@
 //     been renewed late); the table shows how late it closed at most.
 //
 // The checks themselves are tested on deliberately broken locks (one that
-// grants everyone, one that hands every holder the same token): they must
-// find the overlaps, the stale writes and the non-linearizable histories.
+// grants everyone, one that hands every holder the same token, a
+// read-write lock whose readers never see the writers, one whose reads
+// carry no token, a semaphore that admits a permit too many): they must
+// find the overlaps, the stale writes and reads, and the non-linearizable
+// histories.
 //
 // # Promises
 //
-// Which configuration promises mutual exclusion under which fault (a
-// scenario that promises it fails on any overlap):
+// Which configuration promises its lock's exclusion under which fault (a
+// scenario that promises it fails on any overlap or stale read); rows are
+// a Mutex's unless they name rw (an RWMutex) or semaphore:
 //
 //	configuration                  fault                            exclusion
 //	redis: 1 server, no AOF        none                             yes
@@ -52,7 +74,10 @@
 //	redis                          holder paused past its lease     yes for valid leases; the paused holder's late write must be rejected
 //	redis                          lost unlocks: links cut or       yes: a Mutex gives back the hold its lost Unlock left behind rather than re-enter it
 //	                               replies stalled during Unlock
+//	redis                          rw: none, cut, SIGSTOP, holder   yes, for the reasons a mutex's are; the paused writer's late write must be rejected
+//	                                 paused
 //	redis                          kill -9, restart (empty)         NO: the restarted server forgot the lock; fencing must catch the stale writes
+//	redis                          rw: kill -9, restart (empty)     NO: the holds and the counter are forgotten (readers get older tokens); fencing must catch the stale writes
 //	redis-aof: appendfsync always  kill -9, restart                 yes: the lock and its expiry survive the restart
 //	redis-replica: primary and     failover: the primary killed     yes: every grant is on the replica; a Mutex gives back the released hold the promoted replica still has
 //	  replica, acquisitions        after its replica missed a
@@ -62,7 +87,10 @@
 //	redlock                        lost unlocks on 1-5 members      yes: the Mutex gives back the holds left behind on any member
 //	redlock                        kill -9 one member at a time     yes: a minority forgets, and a restarted member does not vote within the guard
 //	redlock                        kill -9 three of five at once    yes: the restart guard keeps the forgetful majority out
+//	redlock                        rw: none, cut, kill -9 one       yes: a read majority and a write majority share a member, and a restarted
+//	                                 member at a time                 member does not vote within the guard
 //	redlock-noguard                kill -9 three of five at once    NO: a forgetful majority grants the lock to a second owner
+//	multilock: 3 Redis, no AOF     semaphore: none, cut             yes: a hold needs every member, and each member bounds the permits
 //	mixed: RedLock of 2 Redis,     none; rotating faults, one       yes: one member of five is impaired at a time
 //	  etcd, memcached, mem           member at a time (Redis killed,    and a restarted Redis waits out the restart guard
 //	                                 memcached paused, etcd stopped,
@@ -70,6 +98,7 @@
 //	mixed                          forgetful members: memcached     NO: a member that forgets a bare quorum's hold,
 //	                                 restarted empty, mem clock jump  with no guard, frees the lock; fencing must catch it
 //	etcd: 3 members                none, cut, member stop+restart   yes: leases survive a member's loss and are extended on leader change
+//	etcd                           rw: none, cut                    yes: a cut-off holder's lease ends, by its own clock, before etcd's does
 //	mem: clock driven in real time clock jumps forward              NO: the store ends leases early; fencing must catch the stale writes
 //	postgres: 1 server, fsync and   none, cut, SIGSTOP, holder       yes: the server's lease begins after the holder's attempt, by the server's clock
 //	  synchronous commits on         paused, lost unlocks

@@ -14,7 +14,7 @@ import (
 var (
 	flagDuration = flag.Duration("torture.duration", 0,
 		"how long each torture scenario runs (default: a few seconds; e.g. 2m for a long run)")
-	flagClients = flag.Int("torture.clients", 4, "contending clients per scenario")
+	flagClients = flag.Int("torture.clients", 4, "contending clients per scenario (1 to 64)")
 	flagOut     = flag.String("torture.out", "",
 		"directory for the result table and linearizability visualisations (default: $TMPDIR/distlock-torture)")
 )

@@ -1,8 +1,11 @@
 package torture
 
 import (
+	"fmt"
 	"sync"
 	"time"
+
+	"github.com/distlock/distlock/driver"
 )
 
 // outcome is how a hold ended, as its Unlock reported it.
@@ -24,7 +27,10 @@ const (
 type hold struct {
 	id     int
 	client int
-	token  uint64
+	// share is what the hold takes: a write hold (a mutex's hold, too), a
+	// read hold, or permits of a semaphore.
+	share driver.Share
+	token uint64
 	// paused marks a hold whose holder slept past its lease on purpose.
 	paused bool
 
@@ -47,6 +53,25 @@ type hold struct {
 // o's hold was a free-to-held transition before h's, h's token must be
 // higher, and once h has written, o must not.
 func (h *hold) newer(o *hold) bool { return h.lockCall > o.lockReturn }
+
+// counted reports whether the hold took a token from the lock's counter:
+// every hold but a read hold, which carries the counter as it was.
+func (h *hold) counted() bool { return h.share.Mode != driver.Read }
+
+// writes reports whether the hold writes to the resource: a write hold
+// with a token. Readers share the lock and semaphore holders are several
+// at once, so the resource's one fence is for writers; and without a token
+// a holder cannot use a fenced resource.
+func (h *hold) writes() bool { return h.share.Mode == driver.Write && h.token != 0 }
+
+// String describes the hold for the log.
+func (h *hold) String() string {
+	what := h.share.Mode.String()
+	if h.share.Mode == driver.Permits {
+		what = fmt.Sprintf("%d of %d permits", h.share.Permits, h.share.Limit)
+	}
+	return fmt.Sprintf("hold %d (client %d, %s, token %d)", h.id, h.client, what, h.token)
+}
 
 // write is one write to the resource.
 type write struct {

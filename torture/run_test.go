@@ -9,9 +9,10 @@ import (
 	"time"
 )
 
-// run is one scenario in progress: the lock's name and lease, the shared
-// resource, and what the clients recorded.
+// run is one scenario in progress: the kind of lock, its name and lease,
+// the shared resource, and what the clients recorded.
 type run struct {
+	lock  *primitive
 	key   string
 	lease time.Duration
 	start time.Time
@@ -27,8 +28,8 @@ type run struct {
 	strikes    []string
 }
 
-func newRun(key string, lease time.Duration) *run {
-	return &run{key: key, lease: lease, start: time.Now()}
+func newRun(lock *primitive, key string, lease time.Duration) *run {
+	return &run{lock: lock, key: key, lease: lease, start: time.Now()}
 }
 
 // now is the time since the run started, by the monotonic clock.
@@ -71,17 +72,37 @@ func (r *run) playWhile(players []*player, inject func()) {
 	wg.Wait()
 }
 
-// scenario is one configuration under one fault.
+// scenario is one configuration under one fault, with one kind of lock.
 type scenario struct {
 	config *config
-	fault  fault
-	// exclusive says whether the configuration promises mutual exclusion
-	// under this fault; why says why, or why not.
+	// lock is what the clients contend for; nil: a mutex.
+	lock  *primitive
+	fault fault
+	// exclusive says whether the configuration promises the lock's
+	// exclusion under this fault (a mutex's: one holder; a read-write
+	// lock's: a writer alone, readers as of the last write; a semaphore's:
+	// no more permits taken than it has); why says why, or why not.
 	exclusive bool
 	why       string
 }
 
-func (s scenario) name() string { return s.config.name + "/" + s.fault.name }
+func (s scenario) primitive() *primitive {
+	if s.lock == nil {
+		return mutexLock
+	}
+	return s.lock
+}
+
+// label names the scenario within its configuration: the fault, after the
+// kind of lock when it is not a mutex.
+func (s scenario) label() string {
+	if p := s.primitive(); p != mutexLock {
+		return p.name + "-" + s.fault.name
+	}
+	return s.fault.name
+}
+
+func (s scenario) name() string { return s.config.name + "/" + s.label() }
 
 // outcome of a scenario: its run, its audit and its table row.
 type result struct {
@@ -96,7 +117,10 @@ type result struct {
 // audits the history, and checks linearizability where the scenario
 // promises exclusion.
 func execute(t *testing.T, d *deployment, s scenario) result {
-	r := newRun("torture/"+s.name(), d.lease)
+	if *flagClients < 1 || *flagClients > maxClients {
+		t.Fatalf("-torture.clients=%d: it takes 1 to %d", *flagClients, maxClients)
+	}
+	r := newRun(s.primitive(), "torture/"+s.name(), d.lease)
 	players := make([]*player, *flagClients)
 	for i := range players {
 		players[i] = &player{id: i, store: d.store(t, &r.links, i), pauser: i == 0 && s.fault.pauser,
@@ -110,7 +134,7 @@ func execute(t *testing.T, d *deployment, s scenario) result {
 	holds := r.hist.snapshot()
 	res := result{run: r, audit: check(holds, r.res.log()), linOK: true}
 	res.row = resultRow{
-		config: s.config.name, fault: s.fault.name, exclusive: s.exclusive,
+		config: s.config.name, lock: r.lock.name, fault: s.fault.name, exclusive: s.exclusive,
 		faults: int(r.faults.Load()), audit: res.audit, errs: r.hist.errs, gaveUp: r.hist.gaveUp, took: took,
 		lin: "n/a (no promise)",
 	}
@@ -122,8 +146,8 @@ func execute(t *testing.T, d *deployment, s scenario) result {
 		}
 	}
 	a := res.audit
-	t.Logf("%s: %d holds, %d writes, %d rejected, %d faults, %d unknown outcomes (e.g. %v), %d waits gave up, Done lag up to %v",
-		s.name(), a.acquired, a.writes, a.rejected, res.row.faults, r.hist.errs, r.hist.firstErr, r.hist.gaveUp, a.maxDoneLag)
+	t.Logf("%s: %d holds (at most %d inside at once), %d writes, %d rejected, %d faults, %d unknown outcomes (e.g. %v), %d waits gave up, Done lag up to %v",
+		s.name(), a.acquired, a.peak, a.writes, a.rejected, res.row.faults, r.hist.errs, r.hist.firstErr, r.hist.gaveUp, a.maxDoneLag)
 	for _, e := range a.examples {
 		t.Log(e)
 	}
@@ -142,8 +166,11 @@ func runScenario(t *testing.T, d *deployment, s scenario) {
 	failIf(t, a.staleAccepted > 0, "%d stale writes accepted: fencing failed", a.staleAccepted)
 	failIf(t, a.badTokens > 0, "%d pairs of holds whose tokens do not rise", a.badTokens)
 	failIf(t, a.noToken > 0, "%d holds granted without a fencing token (token 0)", a.noToken)
-	failIf(t, s.exclusive && a.overlaps > 0, "%d overlapping holds, but %s promises exclusion under %s (%s)",
+	failIf(t, s.exclusive && a.overlaps > 0, "%d holds entered beside holds they must exclude, but %s promises exclusion under %s (%s)",
 		a.overlaps, s.config.name, s.fault.name, s.why)
+	failIf(t, r.lock != mutexLock && a.peak < 2, "no two holds were ever inside at once: the scenario tested no sharing")
+	failIf(t, s.exclusive && a.staleReads > 0, "%d read holds with a token older than a write before them, but %s promises exclusion under %s (%s)",
+		a.staleReads, s.config.name, s.fault.name, s.why)
 	failIf(t, s.fault.pauser && a.pausedRejected == 0,
 		"no paused holder's late write was turned away: the scenario did not test fencing")
 	r.mu.Lock()

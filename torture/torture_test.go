@@ -2,8 +2,8 @@ package torture
 
 import "testing"
 
-// scenarios are the configurations under their faults, each with its
-// promise, in the order they run: the faults that leave servers restarted
+// scenarios are the configurations under their faults, each with its lock
+// (a mutex unless lock says otherwise) and promise, in the order they run: the faults that leave servers restarted
 // come last for each configuration, whose servers its scenarios share. See
 // the package documentation for the table.
 var scenarios = []scenario{
@@ -16,8 +16,17 @@ var scenarios = []scenario{
 		why: "valid leases never overlap; the paused holder's late write must be rejected"},
 	{config: singleRedis, fault: lostUnlockFault, exclusive: true,
 		why: "a Mutex gives back the hold a lost Unlock left behind rather than re-enter it"},
+	{config: singleRedis, lock: rwLock, fault: noFault, exclusive: true},
+	{config: singleRedis, lock: rwLock, fault: cutFault, exclusive: true,
+		why: "a cut-off holder's lease ends, by its own clock, before the server frees its hold"},
+	{config: singleRedis, lock: rwLock, fault: stopFault, exclusive: true,
+		why: "the server's expiry counts from when it ran the call, after the holder's attempt began"},
+	{config: singleRedis, lock: rwLock, fault: pauseFault, exclusive: true,
+		why: "valid leases never overlap; the paused writer's late write must be rejected"},
 	{config: singleRedis, fault: killFault, exclusive: false,
 		why: "a restart without persistence forgets the lock; fencing must catch the stale writes"},
+	{config: singleRedis, lock: rwLock, fault: killFault, exclusive: false,
+		why: "a restart without persistence forgets the holds and the counter (readers then get older tokens); fencing must catch the stale writes"},
 
 	{config: persistentRedis, fault: killFault, exclusive: true,
 		why: "with appendfsync always the lock and its expiry survive the restart"},
@@ -34,8 +43,13 @@ var scenarios = []scenario{
 		why: "valid leases never overlap; the paused holder's late write must be rejected"},
 	{config: redLock, fault: lostUnlockFault, exclusive: true,
 		why: "a Mutex gives back the holds a lost Unlock left behind on any member rather than re-enter them"},
+	{config: redLock, lock: rwLock, fault: noFault, exclusive: true},
+	{config: redLock, lock: rwLock, fault: cutFault, exclusive: true,
+		why: "a client cut from a majority cannot renew and loses its lease first"},
 	{config: redLock, fault: killFault, exclusive: true,
 		why: "one member restarts at a time and does not vote within the restart guard"},
+	{config: redLock, lock: rwLock, fault: killFault, exclusive: true,
+		why: "one member restarts at a time and does not vote within the restart guard, so every quorum has members that kept the last write's token"},
 	{config: redLock, fault: killMajorityFault, exclusive: true,
 		why: "the restart guard keeps a forgetful majority from voting for a second owner"},
 
@@ -51,8 +65,15 @@ var scenarios = []scenario{
 	{config: etcdCluster, fault: noFault, exclusive: true},
 	{config: etcdCluster, fault: cutFault, exclusive: true,
 		why: "a cut-off holder's lease ends, by its own clock, before etcd's does"},
+	{config: etcdCluster, lock: rwLock, fault: noFault, exclusive: true},
+	{config: etcdCluster, lock: rwLock, fault: cutFault, exclusive: true,
+		why: "a cut-off holder's lease ends, by its own clock, before etcd's does"},
 	{config: etcdCluster, fault: etcdMemberFault, exclusive: true,
 		why: "leases survive a member's loss and are extended when the leader changes"},
+
+	{config: multiLock, lock: semaphoreLock, fault: noFault, exclusive: true},
+	{config: multiLock, lock: semaphoreLock, fault: cutFault, exclusive: true,
+		why: "a client cut from its members cannot renew there and loses its lease first"},
 
 	{config: memStore, fault: clockFault, exclusive: false,
 		why: "a store whose clock jumps forward ends leases early; fencing must catch the stale writes"},
@@ -88,7 +109,7 @@ func TestTorture(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			d := c.deploy(t)
 			for _, s := range byConfig[c] {
-				t.Run(s.fault.name, func(t *testing.T) { runScenario(t, d, s) })
+				t.Run(s.label(), func(t *testing.T) { runScenario(t, d, s) })
 			}
 		})
 	}

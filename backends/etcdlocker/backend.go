@@ -58,7 +58,7 @@ type Backend struct {
 	guard driver.Guard
 
 	mu      sync.Mutex // guards watches
-	watches map[string]*keyWatch
+	watches map[watchTarget]*keyWatch
 }
 
 var (
@@ -117,7 +117,7 @@ func New(cli *clientv3.Client, opts ...Option) (*Backend, error) {
 	if cli == nil {
 		return nil, fmt.Errorf("etcdlocker: %w: nil client", driver.ErrInvalid)
 	}
-	b := &Backend{cli: cli, prefix: DefaultPrefix, callTimeout: DefaultCallTimeout, clock: time.Now, watches: make(map[string]*keyWatch)}
+	b := &Backend{cli: cli, prefix: DefaultPrefix, callTimeout: DefaultCallTimeout, clock: time.Now, watches: make(map[watchTarget]*keyWatch)}
 	for _, opt := range opts {
 		if err := opt(b); err != nil {
 			return nil, err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/distlock/distlock/backends/etcdlocker"
 	"github.com/distlock/distlock/driver"
@@ -29,9 +30,27 @@ func testContext(t *testing.T, d time.Duration) context.Context {
 	return ctx
 }
 
+// proxied starts a TCP proxy to c's first member, closed when the test
+// ends.
+func proxied(t *testing.T, c *etcdtest.Cluster) *tcpproxy.Proxy {
+	t.Helper()
+	u, err := url.Parse(c.Endpoints()[0])
+	require.NoError(t, err)
+	p, err := tcpproxy.Start(u.Host)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	return p
+}
+
 func newBackend(t *testing.T, c *etcdtest.Cluster, opts ...etcdlocker.Option) *etcdlocker.Backend {
 	t.Helper()
-	b, err := etcdlocker.New(c.Client(t), opts...)
+	return newClientBackend(t, c.Client(t), opts...)
+}
+
+// newClientBackend returns a backend over cli, closed when the test ends.
+func newClientBackend(t *testing.T, cli *clientv3.Client, opts ...etcdlocker.Option) *etcdlocker.Backend {
+	t.Helper()
+	b, err := etcdlocker.New(cli, opts...)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = b.Close() })
 	return b
@@ -207,11 +226,7 @@ func TestWatchShared(t *testing.T) {
 func TestLostRepliesAreUnknown(t *testing.T) {
 	ctx := testContext(t, time.Minute)
 	c := etcdtest.Start(t)
-	u, err := url.Parse(c.Endpoints()[0])
-	require.NoError(t, err)
-	p, err := tcpproxy.Start(u.Host)
-	require.NoError(t, err)
-	defer p.Close()
+	p := proxied(t, c)
 	lb, err := driver.Open(ctx, "etcd://"+p.Addr())
 	require.NoError(t, err)
 	defer lb.Close()

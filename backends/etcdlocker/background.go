@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -93,6 +94,14 @@ func (b *Backend) unbound(ctx context.Context, v lockValue, id clientv3.LeaseID)
 		return
 	}
 	b.revokeLater(ctx, id)
+}
+
+// unboundKV is unbound for kv, a lock's key as it was before a write of
+// this backend deleted it or moved it to another lease.
+func (b *Backend) unboundKV(ctx context.Context, kv *mvccpb.KeyValue) {
+	if v, err := decodeValue(kv.Value); err == nil {
+		b.unbound(ctx, v, clientv3.LeaseID(kv.Lease))
+	}
 }
 
 // revoker revokes the queued leases until Close, then those still queued.

@@ -12,7 +12,6 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc"
 
-	"github.com/distlock/distlock/backends/etcdlocker"
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/etcdtest"
 )
@@ -119,9 +118,7 @@ func TestUncontendedCycleCalls(t *testing.T) {
 	c := etcdtest.Start(t)
 	clock := newManualClock() // the shared lease stays young
 	counter := newCallCounter()
-	b, err := etcdlocker.New(counter.client(t, c), clock.option())
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = b.Close() })
+	b := newClientBackend(t, counter.client(t, c), clock.option())
 	other := c.Client(t)
 	const ttl = 10 * time.Second
 	cycle := func(ctx context.Context) {
@@ -158,9 +155,7 @@ func TestCycleCallsInAll(t *testing.T) {
 	ctx := testContext(t, time.Minute)
 	c := etcdtest.Start(t)
 	counter := newCallCounter()
-	b, err := etcdlocker.New(counter.client(t, c))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = b.Close() })
+	b := newClientBackend(t, counter.client(t, c))
 	start := time.Now()
 	cycles := 0
 	for time.Since(start) < 2500*time.Millisecond {

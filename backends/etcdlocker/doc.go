@@ -45,20 +45,70 @@
 // foreign one and refuse to touch it, but their ForceUnlock revokes its
 // lease.)
 //
-// The backend offers every optional capability: release notification
+// The backend offers every optional capability of a mutex: release notification
 // (an etcd watch per key, shared by all waiters of the backend), inspection,
 // force unlock and batched renewal (one read, one keep-alive stream and one
 // check for all the leases due). etcd keeps no wait queue, so TryLock
 // ignores Request.Patience, and revisions are the tokens, so it ignores
 // Request.Floor.
 //
+// # Shared locks
+//
+// The backend is a driver.Sharer: its views keep read-write locks and
+// semaphores with the semantics of driver.Sharer, in keys of their own
+// under the prefix. The keys of a shared lock begin with its base, the
+// prefix, a NUL byte, "rw" or "sem", and the name with '%' and '/'
+// escaped; under the base, a key per owner and mode of hold ("h/r/",
+// "h/w/" or "h/p/" and the owner), carrying the hold count (and a
+// semaphore hold's permits and limit) and bound to a lease as a mutex's
+// key is; a key per waiting writer or semaphore waiter ("q/" and the
+// owner), bound to a lease of its patience, whose creation revision is its
+// place in line; and the token key ("t"). A mutex whose name begins with a
+// NUL byte could meet these keys: such names are best avoided.
+//
+// An attempt is a transaction whose conditions are the rule that lets it
+// in, checked by etcd as it commits: no key under "h/" for a write hold; no
+// key under "h/w/" or "q/" for a read hold (or the owner's own write hold,
+// for a downgrade). The first one assumes nothing is in the way, and so an
+// uncontended hold costs one transaction, as a mutex's does (a write or
+// semaphore hold, when no other client moved the token counter since the
+// backend last saw it, see below); when its conditions fail it reads the
+// lock instead, and the next transaction acts on what it read: an
+// acquisition, a re-entry guarded by the hold's revision, a refusal, or a
+// place on the wait list. Free permits are no condition etcd can check, so
+// a semaphore hold is conditioned on no hold created since the read, and
+// unless the owner is first in line (its place unchanged), no waiter
+// either. That is safe because keys leave a lock without a write of
+// the lock's own only when a hold ends or a waiter leaves or runs out of
+// patience, which never refuses anyone: what left since the read only
+// frees the lock. Every key of a semaphore carries its limit, and a key is
+// only created while another of the same limit that the attempt read is
+// still there, or while the semaphore is unused, so they all carry the
+// same. An attempt whose conditions keep failing (other owners keep
+// changing the lock) gives up after a few rounds, not acquired, with a
+// Remaining of a tenth of a second.
+//
+// Shared locks count their tokens themselves, in the token key, which
+// outlives the holds (so a lock's token key stays in etcd after the lock
+// is used): a write or semaphore acquisition writes the counter plus one,
+// or Request.Floor if higher, to the token key and to its hold's key, in a
+// transaction conditioned on the token key's revision as last seen (the
+// backend remembers it, so that its next acquisition needs no read), and a
+// read hold reads the counter. The views are driver.Fencers: Fence raises
+// the counter, and the hold's token, in one guarded transaction. Watchers
+// of a view follow every key of the lock and are called when one is
+// deleted. Inspect asks etcd for the remaining lease of every lease the
+// holds are bound to, up to 16 at once; so does a refused attempt, for
+// those in the way.
+//
 // # Fencing tokens
 //
-// A hold's fencing token is the etcd revision at which its key was created
-// (the key's CreateRevision): it rises with every new holder of any lock in
-// the cluster and stays the same on re-entry. When no one holds a lock,
-// Inspect reports the cluster's current revision, which is at least the
-// last holder's token and below every later one.
+// A mutex hold's fencing token is the etcd revision at which its key was
+// created (the key's CreateRevision): it rises with every new holder of any
+// lock in the cluster and stays the same on re-entry. When no one holds a
+// mutex, Inspect reports the cluster's current revision, which is at least
+// the last holder's token and below every later one. (Shared locks count
+// their own tokens: see above.)
 //
 // # Lease granularity
 //

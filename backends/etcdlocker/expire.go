@@ -34,7 +34,7 @@ func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Durati
 	}
 	defer call.End()
 	errs := []error{nil}
-	b.renew(ctx, []driver.Renewal{{Key: key, Owner: owner, TTL: ttl}}, []int{0}, errs)
+	b.renew(ctx, []driver.Renewal{{Key: key, Owner: owner, TTL: ttl}}, []string{b.etcdKey(key)}, []int{0}, errs)
 	return errs[0]
 }
 
@@ -43,10 +43,20 @@ func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Durati
 // every key, one keep-alive stream renews the leases, and one more
 // transaction checks that the keys are still bound to them.
 func (b *Backend) ExpireBatch(ctx context.Context, renewals []driver.Renewal) []error {
+	return b.expireBatch(ctx, renewals, b.mutexKey)
+}
+
+// mutexKey is the etcd key of the mutex r renews.
+func (b *Backend) mutexKey(r driver.Renewal) string { return b.etcdKey(r.Key) }
+
+// expireBatch is ExpireBatch for the locks whose etcd keys keyOf names.
+func (b *Backend) expireBatch(ctx context.Context, renewals []driver.Renewal, keyOf func(driver.Renewal) string) []error {
 	errs := make([]error, len(renewals))
+	keys := make([]string, len(renewals))
 	var todo []int
 	for i, r := range renewals {
 		if errs[i] = checkLease(r.Key, r.Owner, r.TTL); errs[i] == nil {
+			keys[i] = keyOf(r)
 			todo = append(todo, i)
 		}
 	}
@@ -61,13 +71,14 @@ func (b *Backend) ExpireBatch(ctx context.Context, renewals []driver.Renewal) []
 		return errs
 	}
 	defer call.End()
-	b.renew(ctx, renewals, todo, errs)
+	b.renew(ctx, renewals, keys, todo, errs)
 	return errs
 }
 
-// renew performs the renewals[todo] and sets their errors in errs.
-func (b *Backend) renew(ctx context.Context, renewals []driver.Renewal, todo []int, errs []error) {
-	kvs, err := b.readKeys(ctx, renewals, todo)
+// renew performs the renewals[todo], whose etcd keys are keys[todo], and
+// sets their errors in errs.
+func (b *Backend) renew(ctx context.Context, renewals []driver.Renewal, keys []string, todo []int, errs []error) {
+	kvs, err := b.readKeys(ctx, keys, todo)
 	if err != nil {
 		for _, i := range todo {
 			errs[i] = failed(err)
@@ -99,7 +110,7 @@ func (b *Backend) renew(ctx context.Context, renewals []driver.Renewal, todo []i
 		}
 	}
 	if len(renewed) > 0 {
-		kvs, err := b.readKeys(ctx, renewals, renewed)
+		kvs, err := b.readKeys(ctx, keys, renewed)
 		for j, i := range renewed {
 			switch {
 			case err != nil:
@@ -111,7 +122,7 @@ func (b *Backend) renew(ctx context.Context, renewals []driver.Renewal, todo []i
 	}
 
 	for _, i := range moves {
-		errs[i] = failed(b.move(ctx, renewals[i]))
+		errs[i] = failed(b.move(ctx, keys[i], renewals[i]))
 	}
 }
 
@@ -131,15 +142,15 @@ func (b *Backend) ownedBy(kv *mvccpb.KeyValue, owner string) (lockValue, error) 
 	return v, nil
 }
 
-// readKeys reads the keys of renewals[idx] in as few transactions as
-// etcd's limit allows; kvs[j] is nil for an absent key.
-func (b *Backend) readKeys(ctx context.Context, renewals []driver.Renewal, idx []int) ([]*mvccpb.KeyValue, error) {
+// readKeys reads the etcd keys keys[idx] in as few transactions as etcd's
+// limit allows; kvs[j] is nil for an absent key.
+func (b *Backend) readKeys(ctx context.Context, keys []string, idx []int) ([]*mvccpb.KeyValue, error) {
 	kvs := make([]*mvccpb.KeyValue, len(idx))
 	for start := 0; start < len(idx); start += maxTxnReads {
 		end := min(start+maxTxnReads, len(idx))
 		ops := make([]clientv3.Op, 0, end-start)
 		for _, i := range idx[start:end] {
-			ops = append(ops, clientv3.OpGet(b.etcdKey(renewals[i].Key)))
+			ops = append(ops, clientv3.OpGet(keys[i]))
 		}
 		resp, err := b.cli.Txn(ctx).Then(ops...).Commit()
 		if err != nil {
@@ -202,10 +213,9 @@ func (b *Backend) keepAlive(ctx context.Context, idx []int, leases map[int]clien
 	<-sent
 }
 
-// move binds r's key to a new lease of its own of r.TTL, guarded by the
-// revision it read, and lets go of the old lease.
-func (b *Backend) move(ctx context.Context, r driver.Renewal) error {
-	k := b.etcdKey(r.Key)
+// move binds k, r's etcd key, to a new lease of its own of r.TTL, guarded
+// by the revision it read, and lets go of the old lease.
+func (b *Backend) move(ctx context.Context, k string, r driver.Renewal) error {
 	lease, err := b.grant(ctx, b.leaseSeconds(r.TTL))
 	if err != nil {
 		return err

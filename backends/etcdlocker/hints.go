@@ -63,3 +63,23 @@ func (h *holdHints) forget(k, owner string) {
 		delete(h.m, k)
 	}
 }
+
+// counterHint returns the token counter of a shared lock, whose token key
+// is k, as this backend last saw it; none when it has not seen it.
+func (b *Backend) counterHint(k string) counter {
+	c, err := readCounter(b.hints.recall(k, ""))
+	if err != nil {
+		return counter{}
+	}
+	return c
+}
+
+// rememberCounter records kv, a shared lock's token key k as read or
+// written (nil: absent), for the next acquisition's first transaction.
+func (b *Backend) rememberCounter(k string, kv *mvccpb.KeyValue) {
+	if kv == nil {
+		b.hints.forget(k, "")
+		return
+	}
+	b.hints.remember(k, "", kv)
+}

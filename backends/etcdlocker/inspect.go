@@ -79,9 +79,7 @@ func (b *Backend) ForceUnlock(ctx context.Context, key string) (bool, error) {
 	if kv == nil {
 		return false, nil
 	}
-	if v, err := decodeValue(kv.Value); err == nil {
-		b.unbound(ctx, v, clientv3.LeaseID(kv.Lease))
-	}
+	b.unboundKV(ctx, kv)
 	// A key that holds something else may share its lease: leave it.
 	return true, nil
 }

@@ -121,12 +121,19 @@ func TestValueRoundTrip(t *testing.T) {
 	for _, v := range []lockValue{
 		{owner: "o", holds: 1, ttl: 1},
 		{owner: "with\nnewlines\x00and nul", holds: 12, ttl: 30},
+		{owner: "o", holds: 2, ttl: 30, shared: true, permits: 2, limit: 5, token: 77},
+		{owner: "o", ttl: 3, shared: true, waiting: true, permits: 1, limit: 1},
+		{owner: "o", ttl: 3, waiting: true},
+		{owner: "o", holds: 1, ttl: 3, token: 1},
 	} {
 		got, err := decodeValue([]byte(v.encode()))
 		require.NoError(t, err)
 		assert.Equal(t, v, got)
 	}
-	for _, bad := range []string{"", "x", "distlock1\n0\n1\no", "distlock1\n1\n0\no", "distlock1\n1\n1", "other\n1\n1\no"} {
+	for _, bad := range []string{"", "x", "distlock1\n0\n1\no", "distlock1\n1\n0\no", "distlock1\n1\n1", "other\n1\n1\no",
+		"distlock1 waiting\n1\n1\no", "distlock1 shared permits=3/2\n1\n1\no", "distlock1 permits=0/2\n1\n1\no",
+		"distlock1 token=0\n1\n1\no", "distlock1 shared shared\n1\n1\no", "distlock1 waiting shared\n0\n1\no",
+		"distlock1 other\n1\n1\no", "distlock1 \n1\n1\no"} {
 		_, err := decodeValue([]byte(bad))
 		assert.Error(t, err, "value %q", bad)
 	}

@@ -52,6 +52,19 @@ func (l *sharedLease) validFor(start time.Time) time.Duration {
 	return l.granted.Add(time.Duration(l.ttl) * time.Second).Sub(start)
 }
 
+// validity is Grant.Validity for a hold of ttl bound to the lease by an
+// attempt that started at start: how long after start the lease is known
+// to last when that is less than ttl, else 0 (the full lease).
+func (l *sharedLease) validity(start time.Time, ttl time.Duration) time.Duration {
+	v := l.validFor(start)
+	if v >= ttl {
+		return 0
+	}
+	// A lease is shared only while most of it is left, so v is far from
+	// zero; zero would mean the full lease.
+	return max(v, time.Nanosecond)
+}
+
 // idle reports whether the lease may be revoked: it is no longer handed
 // out and no key can be bound to it.
 func (l *sharedLease) idle() bool {

@@ -2,7 +2,6 @@ package etcdlocker_test
 
 import (
 	"context"
-	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -15,7 +14,6 @@ import (
 	"github.com/distlock/distlock/backends/etcdlocker"
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/etcdtest"
-	"github.com/distlock/distlock/internal/tcpproxy"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -40,9 +38,7 @@ func TestSharedLeaseValidity(t *testing.T) {
 	c := etcdtest.Start(t)
 	clock := newManualClock()
 	counter := newCallCounter()
-	b, err := etcdlocker.New(counter.client(t, c), clock.option())
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = b.Close() })
+	b := newClientBackend(t, counter.client(t, c), clock.option())
 	lock := func(ttl time.Duration) driver.Grant {
 		t.Helper()
 		counter.reset()
@@ -85,9 +81,7 @@ func TestRefusedAttemptsShareALease(t *testing.T) {
 	c := etcdtest.Start(t)
 	counter := newCallCounter()
 	holder := newBackend(t, c)
-	waiter, err := etcdlocker.New(counter.client(t, c), newManualClock().option())
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = waiter.Close() })
+	waiter := newClientBackend(t, counter.client(t, c), newManualClock().option())
 
 	held, err := holder.TryLock(ctx, driver.Request{Key: "k", Owner: "holder", TTL: time.Minute})
 	require.NoError(t, err)
@@ -308,11 +302,7 @@ func TestUnlockAfterChangeElsewhere(t *testing.T) {
 func TestUnknownOutcomePinsSharedLease(t *testing.T) {
 	ctx := testContext(t, time.Minute)
 	c := etcdtest.Start(t)
-	u, err := url.Parse(c.Endpoints()[0])
-	require.NoError(t, err)
-	p, err := tcpproxy.Start(u.Host)
-	require.NoError(t, err)
-	defer p.Close()
+	p := proxied(t, c)
 	cli, err := clientv3.New(etcdtest.ClientConfig("http://" + p.Addr()))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cli.Close() })

@@ -61,15 +61,33 @@ func (b *Backend) TryLock(ctx context.Context, r driver.Request) (driver.Grant, 
 }
 
 func (b *Backend) tryLock(ctx context.Context, key, owner string, ttl time.Duration) (driver.Grant, error) {
-	asked := b.leaseSeconds(ttl)
 	start := b.clock()
+	lease, err := b.takeLease(ctx, b.leaseSeconds(ttl), start)
+	if err != nil {
+		// No key was touched; at worst an unused lease runs out.
+		return driver.Grant{}, err
+	}
+	g, use, err := b.acquire(ctx, key, owner, lease)
+	b.leaseDone(ctx, lease, use)
+	if err != nil {
+		return driver.Grant{}, err
+	}
+	if use == leaseBound {
+		g.Validity = lease.validity(start, ttl)
+	}
+	return g, nil
+}
+
+// takeLease returns a shared lease of asked seconds for an attempt that
+// starts at start, granting one when the pool has none; the attempt ends
+// its use with leaseDone.
+func (b *Backend) takeLease(ctx context.Context, asked int64, start time.Time) (*sharedLease, error) {
 	lease, revoke, wake := b.pool.take(asked, start)
 	b.revokeLater(ctx, revoke...)
 	if lease == nil {
 		gl, err := b.grant(ctx, asked)
 		if err != nil {
-			// No key was touched; at worst an unused lease runs out.
-			return driver.Grant{}, err
+			return nil, err
 		}
 		lease, revoke = b.pool.adopt(asked, gl)
 		b.revokeLater(ctx, revoke...)
@@ -78,21 +96,14 @@ func (b *Backend) tryLock(ctx context.Context, key, owner string, ttl time.Durat
 	if wake {
 		b.poke()
 	}
-	g, use, err := b.acquire(ctx, key, owner, lease)
-	// An unknown outcome leaves the lease alone for good: the key may be
-	// bound to it, and the lease runs out.
+	return lease, nil
+}
+
+// leaseDone ends an attempt's use of lease, which did use with it. An
+// unknown outcome leaves the lease alone for good: a key may be bound to
+// it, and the lease runs out.
+func (b *Backend) leaseDone(ctx context.Context, lease *sharedLease, use leaseUse) {
 	b.revokeLater(ctx, b.pool.done(lease, use)...)
-	if err != nil {
-		return driver.Grant{}, err
-	}
-	if use == leaseBound {
-		if v := lease.validFor(start); v < ttl {
-			// A lease is shared only while most of it is left, so v is far
-			// from zero; zero would mean the full lease.
-			g.Validity = max(v, time.Nanosecond)
-		}
-	}
-	return g, nil
 }
 
 // acquire binds key to the shared lease for owner, and reports what it did
@@ -191,12 +202,17 @@ func (b *Backend) refused(ctx context.Context, kv *mvccpb.KeyValue) driver.Grant
 // branch (every branch that reads ends with its read), or nil when the key
 // is absent.
 func lastKV(resp *clientv3.TxnResponse) *mvccpb.KeyValue {
+	return firstKV(lastRange(resp))
+}
+
+// lastRange returns the keys read by the last operation of a transaction's
+// branch, none when it read none.
+func lastRange(resp *clientv3.TxnResponse) []*mvccpb.KeyValue {
 	if len(resp.Responses) == 0 {
 		return nil
 	}
-	r := resp.Responses[len(resp.Responses)-1].GetResponseRange()
-	if r == nil || len(r.Kvs) == 0 {
-		return nil
+	if r := resp.Responses[len(resp.Responses)-1].GetResponseRange(); r != nil {
+		return r.Kvs
 	}
-	return r.Kvs[0]
+	return nil
 }

@@ -24,11 +24,12 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 		return err
 	}
 	defer call.End()
-	return failed(b.unlock(ctx, key, owner))
+	return failed(b.unlock(ctx, b.etcdKey(key), owner))
 }
 
-func (b *Backend) unlock(ctx context.Context, key, owner string) error {
-	k := b.etcdKey(key)
+// unlock drops one of owner's holds on the etcd key k: a mutex's key, or a
+// shared lock's hold key, whose values are alike.
+func (b *Backend) unlock(ctx context.Context, k, owner string) error {
 	kv := b.hints.recall(k, owner)
 	if kv == nil {
 		resp, err := b.cli.Get(ctx, k)

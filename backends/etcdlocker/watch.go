@@ -20,9 +20,17 @@ const watchStartTimeout = 5 * time.Second
 // rewatchDelay is the pause before a watch that ended is started again.
 const rewatchDelay = 100 * time.Millisecond
 
-// keyWatch is the one etcd watch of a key, shared by every Watch call on it.
-type keyWatch struct {
+// watchTarget is what an etcd watch follows: one etcd key, a mutex's, or
+// every key under a prefix, a shared lock's.
+type watchTarget struct {
 	key    string
+	prefix bool
+}
+
+// keyWatch is the one etcd watch of a target, shared by every Watch call on
+// it.
+type keyWatch struct {
+	target watchTarget
 	cancel context.CancelFunc
 	done   chan struct{} // closed when run returns
 	ready  chan struct{} // closed when the first watch is confirmed, or failed
@@ -44,6 +52,11 @@ func (b *Backend) Watch(ctx context.Context, key string, fn func()) (func(), err
 	if err := driver.CheckKey(key); err != nil {
 		return nil, err
 	}
+	return b.watch(ctx, watchTarget{key: b.etcdKey(key)}, fn)
+}
+
+// watch is Watch on target, whose deletions call fn.
+func (b *Backend) watch(ctx context.Context, target watchTarget, fn func()) (func(), error) {
 	if fn == nil {
 		return nil, driver.Invalid("nil callback")
 	}
@@ -53,17 +66,17 @@ func (b *Backend) Watch(ctx context.Context, key string, fn func()) (func(), err
 	defer b.guard.Exit()
 	s := driver.NewCallback(fn)
 	b.mu.Lock()
-	w := b.watches[key]
+	w := b.watches[target]
 	if w == nil {
 		wctx, cancel := context.WithCancel(context.Background())
 		w = &keyWatch{
-			key:    key,
+			target: target,
 			cancel: cancel,
 			done:   make(chan struct{}),
 			ready:  make(chan struct{}),
 			subs:   make(map[*driver.Callback]struct{}),
 		}
-		b.watches[key] = w
+		b.watches[target] = w
 		go b.run(wctx, w)
 	}
 	w.mu.Lock()
@@ -105,8 +118,8 @@ func (b *Backend) unsubscribe(w *keyWatch, s *driver.Callback) {
 	delete(w.subs, s)
 	last := len(w.subs) == 0
 	w.mu.Unlock()
-	if last && b.watches != nil && b.watches[w.key] == w {
-		delete(b.watches, w.key)
+	if last && b.watches != nil && b.watches[w.target] == w {
+		delete(b.watches, w.target)
 	}
 	b.mu.Unlock()
 	if last {
@@ -128,7 +141,7 @@ func (w *keyWatch) notify() {
 	}
 }
 
-// run keeps an etcd watch on w's key until ctx ends, calling the
+// run keeps an etcd watch on w's target until ctx ends, calling the
 // subscribers on every deletion.
 func (b *Backend) run(ctx context.Context, w *keyWatch) {
 	defer close(w.done)
@@ -140,12 +153,15 @@ func (b *Backend) run(ctx context.Context, w *keyWatch) {
 		}
 		readyOnce()
 	}()
-	k := b.etcdKey(w.key)
+	opts := []clientv3.OpOption{clientv3.WithFilterPut(), clientv3.WithCreatedNotify()}
+	if w.target.prefix {
+		opts = append(opts, clientv3.WithPrefix())
+	}
 	for {
 		// A context per watch, so that a watch left after an error is
 		// cancelled before the next one starts.
 		wctx, cancel := context.WithCancel(ctx)
-		wch := b.cli.Watch(wctx, k, clientv3.WithFilterPut(), clientv3.WithCreatedNotify())
+		wch := b.cli.Watch(wctx, w.target.key, opts...)
 		b.follow(wch, w, &confirmed, readyOnce)
 		cancel()
 		if ctx.Err() != nil {

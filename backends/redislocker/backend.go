@@ -2,6 +2,7 @@ package redislocker
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
@@ -33,6 +34,10 @@ type Backend struct {
 	// elsewhere.
 	publish string
 	notify  *notifier
+	// publishArg and lingerArg are the publish command and the fence
+	// linger in milliseconds, boxed once for the scripts' arguments
+	// (boxing a string or an int64 allocates, on every call).
+	publishArg, lingerArg any
 
 	// guard turns calls away after Close and lets Close wait for the calls
 	// in flight.
@@ -80,6 +85,7 @@ func New(client redis.UniversalClient, opts ...Option) (*Backend, error) {
 	if c, ok := client.(*redis.ClusterClient); ok {
 		b.cluster, b.publish = c, "SPUBLISH"
 	}
+	b.publishArg, b.lingerArg = b.publish, millis(cfg.fenceLinger)
 	b.notify = newNotifier(b)
 	return b, nil
 }
@@ -152,8 +158,7 @@ const maxFloor = 1 << 53
 func (b *Backend) tryLock(ctx context.Context, r driver.Request) (driver.Grant, error) {
 	k := b.keys(r.Key)
 	keys := k.tried
-	timing := fmt.Sprintf("%d %d %d %d", millis(r.TTL), millis(b.cfg.fenceLinger), millis(r.Patience), r.Floor)
-	args := []any{r.Owner, timing, b.publish}
+	args := []any{r.Owner, b.tryLockArg(r)}
 	if b.cfg.replicas > 0 {
 		return b.tryLockAcked(ctx, r.Key, r.Owner, k, keys, args)
 	}
@@ -166,6 +171,23 @@ func (b *Backend) tryLock(ctx context.Context, r driver.Request) (driver.Grant, 
 		return driver.Grant{}, b.failed(err)
 	}
 	return g, nil
+}
+
+// tryLockArg packs the trylock script's second argument (see tryLockSrc):
+// patience, floor and linger as little-endian 64-bit integers, then the
+// lease, the counter's expiry and the publish command as strings, each
+// ended by a zero byte.
+func (b *Backend) tryLockArg(r driver.Request) string {
+	ttl, linger := millis(r.TTL), millis(b.cfg.fenceLinger)
+	var buf [3*8 + 2*20 + 16]byte // room for it all: it stays on the stack
+	p := buf[:0]
+	p = binary.LittleEndian.AppendUint64(p, uint64(millis(r.Patience)))
+	p = binary.LittleEndian.AppendUint64(p, r.Floor)
+	p = binary.LittleEndian.AppendUint64(p, uint64(linger))
+	p = append(strconv.AppendInt(p, ttl, 10), 0)
+	p = append(strconv.AppendInt(p, ttl+linger, 10), 0)
+	p = append(append(p, b.publish...), 0)
+	return string(p)
 }
 
 // parseGrant reads the reply of tryLockSrc.
@@ -220,7 +242,7 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 // ErrNotHeld.
 func (b *Backend) unlock(ctx context.Context, key, owner string) error {
 	k := b.keys(key)
-	reply, err := unlockScript.run(ctx, b.client, k.queued, owner, b.publish, millis(b.cfg.fenceLinger))
+	reply, err := unlockScript.run(ctx, b.client, k.queued, owner, b.publishArg, b.lingerArg)
 	if err != nil {
 		return err
 	}
@@ -244,8 +266,7 @@ func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Durati
 	}
 	defer b.guard.Exit()
 	k := b.keys(key)
-	reply, err := expireScript.run(ctx, b.client, k.pair,
-		owner, millis(ttl), millis(b.cfg.fenceLinger))
+	reply, err := expireScript.run(ctx, b.client, k.pair, owner, millis(ttl), b.lingerArg)
 	if err != nil {
 		return b.failed(err)
 	}

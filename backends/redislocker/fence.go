@@ -45,8 +45,7 @@ func (b *Backend) Fence(ctx context.Context, key, owner string, token uint64) er
 	}
 	defer b.guard.Exit()
 	k := b.keys(key)
-	reply, err := fenceScript.run(ctx, b.client, k.pair,
-		owner, strconv.FormatUint(token, 10), millis(b.cfg.fenceLinger))
+	reply, err := fenceScript.run(ctx, b.client, k.pair, owner, strconv.FormatUint(token, 10), b.lingerArg)
 	if err != nil {
 		return b.failed(err)
 	}

@@ -62,7 +62,7 @@ func (b *Backend) ForceUnlock(ctx context.Context, key string) (bool, error) {
 	}
 	defer b.guard.Exit()
 	k := b.keys(key)
-	reply, err := forceUnlockScript.run(ctx, b.client, k.queued, b.publish, millis(b.cfg.fenceLinger))
+	reply, err := forceUnlockScript.run(ctx, b.client, k.queued, b.publishArg, b.lingerArg)
 	if err != nil {
 		return false, b.failed(err)
 	}

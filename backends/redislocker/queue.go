@@ -21,7 +21,7 @@ func (b *Backend) Dequeue(ctx context.Context, key, owner string) error {
 	}
 	defer b.guard.Exit()
 	k := b.keys(key)
-	reply, err := dequeueScript.run(ctx, b.client, k.queued, owner, b.publish, millis(b.cfg.fenceLinger))
+	reply, err := dequeueScript.run(ctx, b.client, k.queued, owner, b.publishArg, b.lingerArg)
 	if err != nil {
 		return b.failed(err)
 	}

@@ -12,14 +12,25 @@ import (
 // and compares the owner there. KEYS[1] is the lock hash, KEYS[2] the
 // fencing counter; both share the lock's hash tag. The lock hash has one
 // field, holder -> hold count. The scripts make as few redis.calls as they
-// can: an uncontended acquisition and release cost eleven.
+// can, and do the least on the path taken most, an uncontended
+// acquisition and release (ten calls in all): that path comes first in
+// each script and returns before anything the rarer paths need is built
+// (the queue's functions are closures, made afresh on every run that
+// reaches them; so are the strings of the channel names). Arguments are
+// passed as strings where a command takes them (a Lua number handed to
+// redis.call is formatted on every call). The scripts that read TIME and
+// then write first ask for effects replication (redis.replicate_commands):
+// servers before Redis 5 replicate a script verbatim otherwise, and refuse
+// its writes after a non-deterministic command; later ones always do.
 //
 // Fencing tokens: a free-to-held transition sets the counter to
 // max(counter+1, server time in microseconds, the caller's floor). When the counter is missing
 // (a restart without persistence, a failover to a replica that missed it,
 // or a lock unused for longer than the counter lingers), the token still
 // exceeds every token handed out before, as long as the server's clock does
-// not step back.
+// not step back. Tokens stay below 2^53, which Lua's numbers (doubles) and
+// redis.call's formatting of them ("%.17g") keep exact; the scripts return
+// them as integers or the counter's own string.
 //
 // Counter linger: every script that sets the lock's lease to ttl also sets
 // the counter's to ttl + linger, in the same script (so against the same
@@ -27,7 +38,11 @@ import (
 // exists the counter outlives it by at least the linger, and a release
 // (Unlock, ForceUnlock) or the lease running out leaves the counter at
 // least the linger: the release need not touch the counter. (The linger is
-// that of the last backend to set the lease.)
+// that of the last backend to set the lease.) An acquisition writes the
+// counter anyway, for its new token, and its expiry rides in the same SET:
+// leaving it out (KEEPTTL) would save no call, only the update of the
+// expiry, and knowing when that is safe would take a PTTL, a call of its
+// own, or a second record of the expiry that every script keeps in step.
 
 // The wait queue (driver.Queuer): KEYS queue (a list of waiting owners, in
 // order of arrival) and waiters (a sorted set: owner -> the server time in
@@ -41,16 +56,18 @@ import (
 // simply runs out runs no script: the next trylock on the free lock does
 // the hand-off.
 
-// queueLua is the prelude of the scripts that hand locks off. Its functions
-// use the locals of the script they are part of: lock, fence, queue,
-// waiters, linger, publish. It names the lock's channels as keysFor does.
+// queueLua is the prelude of the scripts' paths that hand locks off. Its
+// functions use the locals of the script they are part of: lock, fence,
+// queue, waiters, linger, publish. It names the lock's channels as keysFor
+// does. handoff expects the queue to exist (its callers check first, on
+// their fast path).
 //
 // The scripts take few arguments: a server that requires a password
 // refuses a command of more than ten elements from an unauthenticated
 // client with an obscure protocol error, so a call made without the
-// password gets its plain NOAUTH error only when it stays within ten.
+// password gets its plain NOAUTH error only when it stays within ten
+// (TestScriptCallsWithinTenElements checks every single-lock operation).
 const queueLua = `
-if redis.replicate_commands then redis.replicate_commands() end
 local channel, turns = lock .. ':released', lock .. ':turn:'
 local function now()
 	local t = redis.call('TIME')
@@ -60,7 +77,6 @@ local function mint(t, last, keep)
 	local token = t
 	last = tonumber(last)
 	if last and last >= token then token = last + 1 end
-	token = string.format('%.0f', token)
 	redis.call('SET', fence, token, 'PX', keep)
 	return token
 end
@@ -83,22 +99,42 @@ local function reserve(w, d, t, ms, last)
 	redis.call(publish, turns .. w, 'reserved')
 end
 local function handoff()
-	if redis.call('EXISTS', queue) == 1 then
-		local t = now()
-		local ms = math.floor(t / 1000)
-		local w, d = head(ms)
-		if w then return reserve(w, d, t, ms, redis.call('GET', fence)) end
-	end
+	local t = now()
+	local ms = math.floor(t / 1000)
+	local w, d = head(ms)
+	if w then return reserve(w, d, t, ms, redis.call('GET', fence)) end
 	redis.call(publish, channel, 'released')
 end
 `
 
-// tryLockSrc: KEYS lock, fence, marker (the uptime marker), queue, waiters;
-// ARGV owner, "lease-ms linger-ms patience-ms floor" (the counter's
-// linger; a patience of 0 does not join the queue; a new token is at least
-// the floor), publish command. Returns {acquired 0|1, holds, token
-// (string), holder's PTTL, uptime ms or -1}. The uptime is reported on
-// free-to-held transitions only.
+// releasedLua ends the scripts that free a lock, once they have deleted
+// it: it hands the lock to the first waiter, or, with nobody in line,
+// publishes the release, and returns the script's local reply.
+const releasedLua = `
+if redis.call('EXISTS', queue) == 0 then
+	redis.call(publish, lock .. ':released', 'released')
+	return reply
+end
+` + queueLua + `
+handoff()
+return reply
+`
+
+// tryLockSrc: KEYS lock, fence, marker (the uptime marker), queue,
+// waiters; ARGV owner, then the rest packed in one argument (see
+// tryLockArg), as struct.pack('<I8I8I8sss', patience-ms, floor,
+// linger-ms, lease-ms, lease-ms + linger-ms, publish command): a patience
+// of 0 does not join the queue; a new token is at least the floor; the
+// linger is the counter's. Five keys leave room for two arguments within
+// ten elements; a fixed binary layout is read in one C call, cheaper than
+// matching a pattern and than as many plain arguments, and hands the
+// lease and the counter's expiry over as strings, ready for the commands.
+// Returns {acquired 0|1, holds, token, holder's PTTL, uptime ms or -1}.
+// The uptime is reported on free-to-held transitions only.
+//
+// The fast path (no lock, no queue: one EXISTS tells both) takes the lock
+// when the marker is there; every other case (held, re-entered, queued,
+// or the marker to be written) takes the general path below it.
 //
 // The marker holds the server's boot time in microseconds. It is written
 // from INFO's uptime_in_seconds when missing (after a restart without
@@ -108,12 +144,30 @@ end
 // lock data. INFO is in ACL category @dangerous, which hardened users
 // lack: it runs under redis.pcall, before the script writes anything, and
 // when refused the uptime is unknown (-1) and the marker says "unknown"
-// for a minute, so the refusal is not repeated on every acquisition. The script's other commands are outside @dangerous.
+// for a minute, so the refusal is not repeated on every acquisition. The
+// script's other commands are outside @dangerous.
 const tryLockSrc = `
 local lock, fence, marker, queue, waiters = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local owner, publish = ARGV[1], ARGV[3]
-local ttl, linger, patience, floor = string.match(ARGV[2], '^(%d+) (%d+) (%d+) (%d+)$')
-ttl, linger, patience, floor = tonumber(ttl), tonumber(linger), tonumber(patience), tonumber(floor)
+local owner = ARGV[1]
+local patience, floor, linger, ttl, keep, publish = struct.unpack('<I8I8I8sss', ARGV[2])
+if redis.replicate_commands then redis.replicate_commands() end
+if redis.call('EXISTS', lock, queue) == 0 then
+	local t = redis.call('TIME')
+	t = t[1] * 1000000 + t[2]
+	local read = redis.call('MGET', fence, marker)
+	local up = -1
+	local booted = tonumber(read[2])
+	if booted then up = math.max(math.floor((t - booted) / 1000), 0) end
+	if booted or read[2] == 'unknown' then
+		local token = math.max(t, floor)
+		local last = tonumber(read[1])
+		if last and last >= token then token = last + 1 end
+		redis.call('SET', fence, token, 'PX', keep)
+		redis.call('HSET', lock, owner, '1')
+		redis.call('PEXPIRE', lock, ttl)
+		return {1, 1, token, 0, up}
+	end
+end
 ` + queueLua + `
 local function uptime(t, booted)
 	if booted == 'unknown' then return -1 end
@@ -126,7 +180,7 @@ local function uptime(t, booted)
 			return -1
 		end
 		booted = t - tonumber(up) * 1000000
-		redis.call('SET', marker, string.format('%.0f', booted))
+		redis.call('SET', marker, booted)
 	end
 	return math.max(math.floor((t - booted) / 1000), 0)
 end
@@ -141,7 +195,7 @@ local function refused(t)
 		redis.call('PEXPIRE', queue, life)
 		redis.call('PEXPIRE', waiters, life)
 	end
-	return {0, 0, '0', redis.call('PTTL', lock), -1}
+	return {0, 0, 0, redis.call('PTTL', lock), -1}
 end
 local held = redis.call('HGETALL', lock)
 if held[1] == owner and #held == 2 then
@@ -149,9 +203,9 @@ if held[1] == owner and #held == 2 then
 	redis.call('PEXPIRE', lock, ttl)
 	local token = redis.call('GET', fence)
 	if token then
-		redis.call('PEXPIRE', fence, ttl + linger)
+		redis.call('PEXPIRE', fence, keep)
 	else
-		token = mint(math.max(now(), floor), nil, ttl + linger)
+		token = mint(math.max(now(), floor), nil, keep)
 	end
 	return {1, holds, token, 0, -1}
 end
@@ -168,28 +222,28 @@ if w then
 	redis.call('LPOP', queue)
 	redis.call('ZREM', waiters, w)
 end
-local token = mint(math.max(t, floor), read[1], ttl + linger)
-redis.call('HSET', lock, owner, 1)
+local token = mint(math.max(t, floor), read[1], keep)
+redis.call('HSET', lock, owner, '1')
 redis.call('PEXPIRE', lock, ttl)
 return {1, 1, token, 0, up}
 `
 
 // unlockSrc: KEYS lock, fence, queue, waiters; ARGV owner, publish
 // command, counter linger ms. Returns -1 when owner does not hold the lock
-// (nor a reservation of it), else the holds left. The final release hands
-// the lock off, or leaves the counter alone: its expiry, set with the
-// lease, already runs the linger past the lease.
+// (nor a reservation of it), else the holds left. The final release (or
+// the reservation given back: count 0) hands the lock off, or leaves the
+// counter alone: its expiry, set with the lease, already runs the linger
+// past the lease. The hold count is compared as the string HGET returns.
 const unlockSrc = `
 local lock, fence, queue, waiters = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local owner, publish, linger = ARGV[1], ARGV[2], tonumber(ARGV[3])
-` + queueLua + `
-local holds = tonumber(redis.call('HGET', lock, owner))
+local owner, publish = ARGV[1], ARGV[2]
+if redis.replicate_commands then redis.replicate_commands() end
+local holds = redis.call('HGET', lock, owner)
 if not holds then return -1 end
-if holds > 1 then return redis.call('HINCRBY', lock, owner, -1) end
+if holds ~= '1' and holds ~= '0' then return redis.call('HINCRBY', lock, owner, -1) end
 redis.call('DEL', lock)
-handoff()
-return 0
-`
+local linger, reply = ARGV[3], 0 -- a string: Lua's arithmetic converts it, in the hand-off only
+` + releasedLua
 
 // dequeueSrc: KEYS lock, fence, queue, waiters; ARGV owner, publish
 // command, counter linger ms. Takes owner out of the queue (shortening the
@@ -199,21 +253,21 @@ return 0
 const dequeueSrc = `
 local lock, fence, queue, waiters = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local owner, publish, linger = ARGV[1], ARGV[2], tonumber(ARGV[3])
-` + queueLua + `
+if redis.replicate_commands then redis.replicate_commands() end
 if redis.call('ZREM', waiters, owner) == 1 then
 	redis.call('LREM', queue, 1, owner)
 	local last = redis.call('ZRANGE', waiters, -1, -1, 'WITHSCORES')
 	if last[2] then
-		local life = math.max(tonumber(last[2]) - math.floor(now() / 1000), 1)
+		local t = redis.call('TIME')
+		local life = math.max(tonumber(last[2]) - math.floor((t[1] * 1000000 + t[2]) / 1000), 1)
 		redis.call('PEXPIRE', queue, life)
 		redis.call('PEXPIRE', waiters, life)
 	end
 end
 if redis.call('HGET', lock, owner) ~= '0' then return 0 end
 redis.call('DEL', lock)
-handoff()
-return 1
-`
+local reply = 1
+` + releasedLua
 
 // expireSrc: ARGV owner, lease ms, counter linger ms. Returns 1 when the
 // lease was reset, 0 when owner does not hold the lock.
@@ -260,11 +314,10 @@ return {1, fields[1], tonumber(fields[2]), redis.call('PTTL', KEYS[1]), token}
 const forceUnlockSrc = `
 local lock, fence, queue, waiters = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local publish, linger = ARGV[1], tonumber(ARGV[2])
-` + queueLua + `
+if redis.replicate_commands then redis.replicate_commands() end
 if redis.call('DEL', lock) == 0 then return 0 end
-handoff()
-return 1
-`
+local reply = 1
+` + releasedLua
 
 var (
 	tryLockScript     = newScript(tryLockSrc)

@@ -4,12 +4,15 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/backends/redislocker"
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/locker"
@@ -73,4 +76,63 @@ func TestScriptsSurviveScriptFlush(t *testing.T) {
 	eval2, sha2 := evalCalls(t, srv)
 	assert.Equal(t, eval1, eval2, "after the fallback the scripts run by digest")
 	assert.Equal(t, 6, sha2-sha0, "six successful EVALSHA in the last round")
+}
+
+// argCounter is a go-redis hook that records the most elements of any
+// command the client sent.
+type argCounter struct {
+	mu   sync.Mutex
+	most map[string]int // command name -> most elements
+}
+
+func (h *argCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *argCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		h.mu.Lock()
+		h.most[cmd.Name()] = max(h.most[cmd.Name()], len(cmd.Args()))
+		h.mu.Unlock()
+		return next(ctx, cmd)
+	}
+}
+
+func (h *argCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// TestScriptCallsWithinTenElements: every single-lock operation sends a
+// command of at most ten elements, so that a client without the password
+// gets the server's plain NOAUTH (see scripts.go). A queued, refused and
+// reserved lock takes every script's slow path too.
+func TestScriptCallsWithinTenElements(t *testing.T) {
+	srv := redistest.Start(t)
+	client := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	h := &argCounter{most: map[string]int{}}
+	client.AddHook(h)
+	b, err := redislocker.New(client, redislocker.WithOwnedClient())
+	require.NoError(t, err)
+	defer b.Close()
+	ctx := context.Background()
+	holder, waiter := locker.NewOwner(), locker.NewOwner()
+	floor := uint64(time.Now().UnixMicro())
+
+	g, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: holder, TTL: time.Minute, Floor: floor})
+	require.NoError(t, err)
+	require.True(t, g.Acquired)
+	g, err = b.TryLock(ctx, driver.Request{Key: "k", Owner: waiter, TTL: time.Minute, Patience: time.Minute})
+	require.NoError(t, err)
+	require.False(t, g.Acquired)
+	require.NoError(t, b.Expire(ctx, "k", holder, time.Minute))
+	require.NoError(t, b.Fence(ctx, "k", holder, g.Token+1))
+	_, err = b.Inspect(ctx, "k")
+	require.NoError(t, err)
+	require.NoError(t, b.Unlock(ctx, "k", holder)) // reserves the lock for the waiter
+	require.NoError(t, b.Dequeue(ctx, "k", waiter))
+	_, err = b.ForceUnlock(ctx, "k")
+	require.NoError(t, err)
+
+	require.NotZero(t, h.most["evalsha"])
+	for name, n := range h.most {
+		assert.LessOrEqual(t, n, 10, "%s sent with %d elements", name, n)
+	}
 }
