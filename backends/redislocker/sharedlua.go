@@ -176,16 +176,19 @@ x = x or 0
 // unlockSrc: KEYS lock, leases[, queue]; ARGV mode letter, owner, publish
 // command. Returns -1 when owner holds nothing in the mode, else its holds
 // left. The last hold ends as if it had run out, and is announced; the
-// lock's last one leaves only the counter.
+// lock's last one leaves only the counter. (The first two leases tell at
+// once whether owner's is the only one.)
 func (k sharedLua) unlockSrc() string {
 	return k.keys + `
 local m = ARGV[1] .. ARGV[2]
 ` + sharedTimeLua + `
-local s = tonumber(redis.call('ZSCORE', L, m))
+local first = redis.call('ZRANGE', L, 0, 1, 'WITHSCORES')
+local sole = first[1] == m and not first[3]
+local s = sole and tonumber(first[2]) or tonumber(redis.call('ZSCORE', L, m))
 if not s or s < ms then return -1 end
 local holds = tonumber(redis.call('HGET', H, m))
 if holds > 1 then return redis.call('HINCRBY', H, m, -1) end
-if redis.call('ZCARD', L) == 1 then
+if sole then
 	` + k.idleLua(k.owned) + `
 else
 	local drop = {m}
