@@ -2,6 +2,9 @@ package redislocker_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strconv"
 	"testing"
 	"time"
 
@@ -166,6 +169,16 @@ func TestSharedLeaseExpiry(t *testing.T) {
 	r, w := locker.NewOwner(), locker.NewOwner()
 
 	require.True(t, try(t, read, driver.Request{Key: key, Owner: r, TTL: 200 * time.Millisecond}).Acquired)
+	now, err := srv.Do("TIME")
+	require.NoError(t, err)
+	sec, err1 := strconv.ParseInt(now.([]any)[0].(string), 10, 64)
+	usec, err2 := strconv.ParseInt(now.([]any)[1].(string), 10, 64)
+	require.NoError(t, errors.Join(err1, err2))
+	ends, err := srv.Do("ZSCORE", "distlock:{expiry}:rw:leases", "r"+r)
+	require.NoError(t, err)
+	end, err := strconv.ParseInt(ends.(string), 10, 64)
+	require.NoError(t, err)
+	assert.InDelta(t, sec*1000+usec/1000+200, end, 100, "the lease ends by the server's clock")
 	require.NoError(t, read.Expire(ctx, key, r, 300*time.Millisecond))
 	assert.ErrorIs(t, write.Expire(ctx, key, r, time.Minute), driver.ErrNotHeld, "not held in write mode")
 	refused := try(t, write, driver.Request{Key: key, Owner: w})
@@ -177,4 +190,41 @@ func TestSharedLeaseExpiry(t *testing.T) {
 	require.True(t, try(t, write, driver.Request{Key: key, Owner: w, TTL: 200 * time.Millisecond}).Acquired)
 	time.Sleep(250 * time.Millisecond)
 	assert.True(t, try(t, read, driver.Request{Key: key, Owner: r}).Acquired, "the write lease ended too")
+}
+
+// TestLeaseLivesThroughItsLastMillisecond: a lease that ends in
+// millisecond m is live through m, as a Redis key is, so that it never
+// ends before its length has passed since the attempt began (the lease
+// starts in the millisecond the server ran the attempt). A writer tries
+// for a read hold's lock as its lease ends; whenever it gets in, the
+// server's clock after the attempt is past m.
+func TestLeaseLivesThroughItsLastMillisecond(t *testing.T) {
+	srv := redistest.Start(t)
+	b := newBackend(t, srv.Addr())
+	read, write := rwViews(t, b)
+	ctx := context.Background()
+	// endSoon makes the reader's lease of key end two milliseconds from
+	// now, by the server's clock, and returns that millisecond.
+	endSoon := func(key string) int64 {
+		ms, err := b.Client().Eval(ctx, `
+local now = redis.call('TIME')
+local ms = math.floor((now[1] * 1000000 + now[2]) / 1000) + 2
+redis.call('ZADD', KEYS[1], 'XX', ms, ARGV[1])
+return ms`, []string{"distlock:{" + key + "}:rw:leases"}, "rreader").Int64()
+		require.NoError(t, err)
+		return ms
+	}
+	for i := range 20 {
+		key := fmt.Sprint("last-ms-", i)
+		require.True(t, try(t, read, driver.Request{Key: key, Owner: "reader"}).Acquired)
+		last := endSoon(key)
+		for range 1000 { // bounds the attempts: the lease ends within milliseconds
+			if try(t, write, driver.Request{Key: key, Owner: "writer"}).Acquired {
+				now, err := b.Client().Time(ctx).Result()
+				require.NoError(t, err)
+				require.Greater(t, now.UnixMilli(), last, "the writer got in before the lease's last millisecond was over")
+				break
+			}
+		}
+	}
 }

@@ -54,7 +54,7 @@ var rwReadLockSrc = rwHeadLua + rwLua.preludeLua(rwFieldsLua+`'r' .. owner)`) + 
 local holds = tonumber(f[8])
 if not holds and f[5] ~= owner and (f[5] or (f[6] and f[6] ~= '0')) then
 	local all = redis.call('ZREVRANGE', L, 0, -1, 'WITHSCORES')
-	local left = 0
+	local left = -1
 	for i = 1, #all, 2 do
 		local mode = string.sub(all[i], 1, 1)
 		if mode == 'w' or mode == 'q' then left = all[i + 1] - ms break end
@@ -103,7 +103,7 @@ if not fresh and (f[5] or f[9] or q == 0 or redis.call('ZCARD', L) > q) then
 ` + sharedExpireLua + `
 	end
 	local all = redis.call('ZREVRANGE', L, 0, -1, 'WITHSCORES')
-	local left = 0
+	local left = -1
 	for i = 1, #all, 2 do
 		if string.sub(all[i], 1, 1) ~= 'q' then left = all[i + 1] - ms break end
 	end

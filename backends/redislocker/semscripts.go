@@ -88,11 +88,11 @@ if patience > 0 then
 ` + sharedExpireLua + `
 end
 local all = redis.call('ZRANGE', L, 0, -1, 'WITHSCORES')
-local left = 0
+local left = -1
 for i = 1, #all, 2 do
 	if string.sub(all[i], 1, 1) == 'h' then left = all[i + 1] - ms break end
 end
-if left == 0 then
+if left < 0 then
 	local first = redis.call('ZRANGE', Q, 0, 0)[1]
 	if first then left = redis.call('ZSCORE', L, 'q' .. first) - ms end
 end

@@ -2,6 +2,7 @@ package redislocker
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,7 +18,7 @@ import (
 // The benchmarks of the shared locks beside the mutex's, with the scripts'
 // time on the server from INFO commandstats:
 //
-//	go test -run '^$' -bench 'SharedLockUnlock|TryLockScript' ./backends/redislocker/
+//	go test -run '^$' -bench 'SharedLockUnlock|TryLockScript|StoreLockUnlock' ./backends/redislocker/
 
 // benchLock is a lock the benchmarks compare: the mutex, or a view.
 type benchLock struct {
@@ -138,6 +139,54 @@ func BenchmarkTryLockScript(b *testing.B) {
 			b.ReportMetric(usec/calls, "server-µs/trylock")
 			calls, usec = scriptTime(b, srv, "eval")
 			b.ReportMetric(usec/calls, "server-µs/release")
+		})
+	}
+}
+
+// BenchmarkStoreLockUnlock is the same cycle through a Store, with a fixed
+// lease: a Mutex's Lock, an RWMutex's RLock and Lock, a Semaphore's
+// Acquire of one permit, each with its Unlock.
+func BenchmarkStoreLockUnlock(b *testing.B) {
+	srv := redistest.Start(b)
+	bk, err := New(redis.NewClient(&redis.Options{Addr: srv.Addr()}), WithOwnedClient())
+	if err != nil {
+		b.Fatal(err)
+	}
+	st := locker.NewStore(bk)
+	b.Cleanup(func() { _ = st.Close() })
+	m, err1 := st.Mutex("bench")
+	rw, err2 := st.RWMutex("bench")
+	sem, err3 := st.Semaphore("bench", 10)
+	if err := errors.Join(err1, err2, err3); err != nil {
+		b.Fatal(err)
+	}
+	lease := locker.WithLease(10 * time.Second)
+	for _, c := range []struct {
+		name string
+		lock func(context.Context) (*locker.Lease, error)
+	}{
+		{"Mutex", func(ctx context.Context) (*locker.Lease, error) { return m.Lock(ctx, lease) }},
+		{"RLock", func(ctx context.Context) (*locker.Lease, error) { return rw.RLock(ctx, lease) }},
+		{"Lock", func(ctx context.Context) (*locker.Lease, error) { return rw.Lock(ctx, lease) }},
+		{"Acquire", func(ctx context.Context) (*locker.Lease, error) { return sem.Acquire(ctx, 1, lease) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			ctx := context.Background()
+			if _, err := srv.Do("CONFIG", "RESETSTAT"); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				l, err := c.lock(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := l.Unlock(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+			calls, usec := scriptTime(b, srv, "evalsha")
+			b.ReportMetric(calls/float64(b.N), "scripts/op")
+			b.ReportMetric(usec/float64(b.N), "server-µs/op")
 		})
 	}
 }

@@ -19,7 +19,10 @@ import "strings"
 //
 // Every script reads the server's clock (TIME), and drops the leases and
 // patience that have ended before it decides: that is how a lease runs
-// out, as nothing expires a single field. The leases expire at "x", the
+// out, as nothing expires a single field. A lease of d taken in the
+// millisecond ms ends at ms + d, and is live through that millisecond, as
+// Redis keeps a key through the millisecond it expires in: so it never
+// ends before d has passed since the attempt began. The leases expire at "x", the
 // furthest end of a lease or patience they hold (PEXPIREAT), and are
 // deleted with the last hold or waiter, which also deletes the lock's
 // fields but the counter's: an idle lock leaves its hash with "t", "e"
@@ -43,8 +46,8 @@ import "strings"
 // x, t, e, b their numbers, X the leases' new expiry.
 
 // sharedTimeLua reads the server's clock: us and ms since 1970. (Redis 3.2
-// to 4 refuse writes after TIME unless the script replicates its effects;
-// later versions always do.)
+// to 4 refuse writes after TIME unless the script replicates its effects,
+// as later versions do by default.)
 const sharedTimeLua = `
 if redis.replicate_commands then redis.replicate_commands() end
 local now = redis.call('TIME')
@@ -54,9 +57,9 @@ local ms = math.floor(us / 1000)
 
 // sharedBootLua sets b, the server's boot time, from the marker M when
 // the lock hash did not have it, and up (a local of the caller), the
-// uptime in ms, when known. The marker is the mutexes' (see tryLockSrc): INFO, under
-// redis.pcall, writes it when missing, and a refusal marks it unknown for
-// a minute; b is then -1.
+// uptime in ms, when known. The marker is the mutexes' (see tryLockSrc):
+// INFO, under redis.pcall, writes it when missing, and a refusal marks it
+// unknown for a minute; b is then -1.
 const sharedBootLua = `
 if not b or b < 0 then
 	local m = redis.call('GET', M)
@@ -132,11 +135,11 @@ func (k sharedLua) idleLua(extra string) string {
 	return strings.Replace(k.idle, "%s", extra, 1)
 }
 
-// cleanupLua drops the leases and patience ended by ms, and leaves them
-// in drop.
+// cleanupLua drops the leases and patience ended before ms, and leaves
+// them in drop.
 func (k sharedLua) cleanupLua() string {
 	return `
-local drop = redis.call('ZRANGEBYSCORE', L, '-inf', ms)
+local drop = redis.call('ZRANGEBYSCORE', L, '-inf', '(' .. ms)
 if #drop > 0 then
 ` + k.drop + `
 	if redis.call('ZCARD', L) == 0 then ` + k.idleLua("") + ` end
@@ -153,7 +156,7 @@ func (k sharedLua) preludeLua(fields string) string {
 local f = ` + fields + `
 local x = tonumber(f[1])
 local t, e, b = tonumber(f[2]) or 0, tonumber(f[3]) or 0, tonumber(f[4])
-if x and x <= ms then
+if x and x < ms then
 	` + k.reset + `
 	` + sharedPublishLua + `
 	f, x, e = {}, nil, 0
@@ -173,16 +176,19 @@ x = x or 0
 // unlockSrc: KEYS lock, leases[, queue]; ARGV mode letter, owner, publish
 // command. Returns -1 when owner holds nothing in the mode, else its holds
 // left. The last hold ends as if it had run out, and is announced; the
-// lock's last one leaves only the counter.
+// lock's last one leaves only the counter. (The first two leases tell at
+// once whether owner's is the only one.)
 func (k sharedLua) unlockSrc() string {
 	return k.keys + `
 local m = ARGV[1] .. ARGV[2]
 ` + sharedTimeLua + `
-local s = tonumber(redis.call('ZSCORE', L, m))
-if not s or s <= ms then return -1 end
+local first = redis.call('ZRANGE', L, 0, 1, 'WITHSCORES')
+local sole = first[1] == m and not first[3]
+local s = sole and tonumber(first[2]) or tonumber(redis.call('ZSCORE', L, m))
+if not s or s < ms then return -1 end
 local holds = tonumber(redis.call('HGET', H, m))
 if holds > 1 then return redis.call('HINCRBY', H, m, -1) end
-if redis.call('ZCARD', L) == 1 then
+if sole then
 	` + k.idleLua(k.owned) + `
 else
 	local drop = {m}
@@ -199,7 +205,7 @@ return 0
 func (k sharedLua) forceUnlockSrc() string {
 	return k.keys + sharedTimeLua + `
 local x = tonumber(redis.call('HGET', H, 'x'))
-if not x or x <= ms then return 0 end
+if not x or x < ms then return 0 end
 ` + k.cleanupLua() + `
 local expired = #drop
 local all = redis.call('ZRANGE', L, 0, -1)
@@ -245,7 +251,7 @@ for i = 1, #KEYS, 2 do
 	local H, L = KEYS[i], KEYS[i + 1]
 	local m = mode .. ARGV[i + 2]
 	local s = tonumber(redis.call('ZSCORE', L, m))
-	if s and s > ms then
+	if s and s >= ms then
 		local exp = ms + ARGV[i + 3]
 		redis.call('ZADD', L, exp, m)
 		local f = redis.call('HMGET', H, 'x', 'e')
@@ -274,7 +280,7 @@ local H, L = KEYS[1], KEYS[2]
 local mode, owner, token = ARGV[1], ARGV[2], tonumber(ARGV[3])
 ` + sharedTimeLua + `
 local s = tonumber(redis.call('ZSCORE', L, mode .. owner))
-if not s or s <= ms then return -1 end
+if not s or s < ms then return -1 end
 local field = 'k'
 if mode == 'h' then field = 'k' .. owner end
 local f = redis.call('HMGET', H, 't', field)
@@ -289,7 +295,7 @@ return 1
 const sharedInspectSrc = `
 local now = redis.call('TIME')
 local ms = now[1] * 1000 + math.floor(now[2] / 1000)
-return {ms, redis.call('HGETALL', KEYS[1]), redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. ms, '+inf', 'WITHSCORES')}
+return {ms, redis.call('HGETALL', KEYS[1]), redis.call('ZRANGEBYSCORE', KEYS[2], ms, '+inf', 'WITHSCORES')}
 `
 
 var (

@@ -3,6 +3,8 @@ package redislocker_test
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
+	"github.com/distlock/distlock/internal/storetest"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -155,4 +158,44 @@ func TestSharedBatchRenewal(t *testing.T) {
 	st, err := read.(driver.Inspector).Inspect(ctx, "batch/9")
 	require.NoError(t, err)
 	assert.Greater(t, st.Remaining, 50*time.Second, "renewed")
+}
+
+// scriptCalls returns the scripts srv has run since its last CONFIG
+// RESETSTAT (INFO commandstats).
+func scriptCalls(t *testing.T, srv *redistest.Server) int {
+	t.Helper()
+	info, err := srv.Info("commandstats")
+	require.NoError(t, err)
+	n := 0
+	for _, name := range []string{"cmdstat_evalsha", "cmdstat_eval"} {
+		calls, _, _ := strings.Cut(strings.TrimPrefix(info[name], "calls="), ",")
+		if calls != "" {
+			c, err := strconv.Atoi(calls)
+			require.NoError(t, err)
+			n += c
+		}
+	}
+	return n
+}
+
+// TestReadHoldIsOneRoundTrip: an uncontended RLock through a Store, and
+// its Unlock, are one script call each, as a Mutex's Lock and Unlock.
+func TestReadHoldIsOneRoundTrip(t *testing.T) {
+	srv := redistest.Start(t)
+	st := storetest.Of(t, newBackend(t, srv.Addr()))
+	ctx := context.Background()
+	rw, err := st.RWMutex("trip")
+	require.NoError(t, err)
+	l, err := rw.RLock(ctx, locker.WithLease(time.Minute)) // loads the scripts
+	require.NoError(t, err)
+	require.NoError(t, l.Unlock(ctx))
+	for range 3 {
+		_, err := srv.Do("CONFIG", "RESETSTAT")
+		require.NoError(t, err)
+		l, err := rw.RLock(ctx, locker.WithLease(time.Minute))
+		require.NoError(t, err)
+		assert.Equal(t, 1, scriptCalls(t, srv), "RLock")
+		require.NoError(t, l.Unlock(ctx))
+		assert.Equal(t, 2, scriptCalls(t, srv), "RLock and Unlock")
+	}
 }
