@@ -39,6 +39,7 @@ type settings struct {
 	scaleWorker int
 	readers     int
 	writers     int
+	writerPause time.Duration
 	// procs lists the process counts of the contention runs.
 	procs []int
 }
@@ -78,6 +79,7 @@ func main() {
 	flag.IntVar(&s.scaleWorker, "scale-parallel", 32, "goroutines taking and releasing the scale run's locks")
 	flag.IntVar(&s.readers, "readers", 15, "reading goroutines of the read-mostly run")
 	flag.IntVar(&s.writers, "writers", 1, "writing goroutines of the read-mostly run")
+	flag.DurationVar(&s.writerPause, "writer-pause", 10*time.Millisecond, "how long a writer of the read-mostly run waits after each write")
 	// Modes of the child processes this program starts.
 	flag.BoolVar(&serveEtcdMode, "serve-etcd", false, "internal: serve etcd until stdin closes")
 	flag.BoolVar(&workerMode, "contention-worker", false, "internal: run contention goroutines for a parent")

@@ -69,7 +69,7 @@ func measure(ctx context.Context, s settings, sections map[string]bool, r *repor
 	if sections["readmostly"] {
 		for _, rw := range []bool{false, true} {
 			progress("7. read-mostly: %d readers, %d writer(s), RWMutex %v, hold %v, %v", s.readers, s.writers, rw, s.hold, s.contention)
-			res, err := runReadMostly(ctx, addrs[0], rw, s.readers, s.writers, s.hold, s.contention)
+			res, err := runReadMostly(ctx, addrs[0], rw, s.readers, s.writers, s.hold, s.writerPause, s.contention)
 			if err != nil {
 				return err
 			}

@@ -13,7 +13,11 @@ import (
 //
 //   - A writer waiting for the lock holds off new readers, so that a stream
 //     of readers cannot starve it; a reader that already holds the lock
-//     (the same owner, see WithOwner) re-enters all the same.
+//     (the same owner, see WithOwner) re-enters all the same. Waiting
+//     readers do not hold off a writer: writers that ask again the moment
+//     they release can keep readers waiting, as a stream of write holds
+//     would a Mutex's waiters. Readers get in whenever no writer holds or
+//     waits.
 //   - There is no upgrade: a read hold blocks a write attempt of its own
 //     owner until it is released. Downgrade turns a write hold into a read
 //     hold without a moment in which the lock is free.
