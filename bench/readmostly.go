@@ -79,6 +79,7 @@ func runReadMostly(ctx context.Context, addr string, rw bool, readers, writers i
 				if err != nil {
 					if ctx.Err() == nil {
 						errs.Add(1)
+						time.Sleep(hold) // a failing store is not asked in a loop
 					}
 					continue
 				}
