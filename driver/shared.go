@@ -56,6 +56,9 @@ import (
 //     the last write hold, 0 if there never was one; Floor is ignored. So a
 //     resource turns away writes from stale writers, and readers see the
 //     version they read. The counter never falls, as a mutex's does not.
+//     (Through a combinator a read token is at least the last write's: a
+//     write attempt that took some members and then failed leaves their
+//     counters raised.)
 //   - A refused Grant's Remaining is the longest remaining lease, or
 //     patience, of the holds and waiting writers in the way.
 //   - A Fencer view raises the counter (and a write hold's token) to at

@@ -24,6 +24,8 @@ import (
 //   - A write hold's token rises on every acquisition of the write hold. A
 //     read hold carries the token of the last write, so a resource can turn
 //     away a stale writer and readers can tell which version they read.
+//     Through a MultiLock or RedLock a read's token is at least the last
+//     write's: a write attempt that failed may have raised it.
 //
 // Without WithOwner each acquisition has an owner of its own: goroutines of
 // one process read together and exclude each other's writes through the

@@ -46,7 +46,7 @@ type Store struct {
 	closed atomic.Bool
 	mu     sync.Mutex
 	leases map[*Lease]struct{} // live leases, ended by Close
-	// views are the Stores over the driver's views (see view), made when
+	// views are the Stores over the driver's views (see viewOf), made when
 	// first needed and closed by Close; a view's Store does not close its
 	// driver, which is this Store's.
 	views map[driver.Share]*Store
