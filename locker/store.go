@@ -242,8 +242,11 @@ func (s *Store) viewOf(sh driver.Share) (*Store, error) {
 	v := NewStore(d)
 	v.tel, v.view = s.tel, true
 	// A view's wait list is left with Dequeue. Only on a view: every
-	// combinator has the method, which does nothing for its mutexes.
-	v.dequeuer, _ = d.(driver.Dequeuer)
+	// combinator has the method, which does nothing for its mutexes. Nor
+	// on a read view: readers keep no wait list (see driver.Sharer).
+	if sh.Mode != driver.Read {
+		v.dequeuer, _ = d.(driver.Dequeuer)
+	}
 	if s.views == nil {
 		s.views = make(map[driver.Share]*Store)
 	}
