@@ -47,7 +47,7 @@ func TestRedisKilledServer(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, l.Unlock(ctx))
 
-	stores.Server(1).Kill()
+	stores.Server(1).KillAndHold()
 	_, err = m.TryLock(ctx, locker.WithWait(500*time.Millisecond), locker.WithLease(10*time.Second))
 	assert.ErrorIs(t, err, locker.ErrUnavailable)
 	assert.NotErrorIs(t, err, locker.ErrNotAcquired)

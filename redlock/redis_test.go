@@ -41,8 +41,8 @@ func TestRedisKilledServers(t *testing.T) {
 	rl := newRL(t, stores.Clients(t), combine.WithRestartGuard(0))
 	probe := newRL(t, stores.Clients(t), combine.WithRestartGuard(0))
 
-	stores.Server(0).Kill()
-	stores.Server(1).Kill()
+	stores.Server(0).KillAndHold()
+	stores.Server(1).KillAndHold()
 	m, err := newMutex(t, rl, "k")
 	require.NoError(t, err)
 	l, err := m.TryLock(ctx, locker.WithWait(5*time.Second), locker.WithLease(10*time.Second))
@@ -53,7 +53,7 @@ func TestRedisKilledServers(t *testing.T) {
 	assert.False(t, g.Acquired, "the lock is held")
 	require.NoError(t, l.Unlock(ctx))
 
-	stores.Server(2).Kill()
+	stores.Server(2).KillAndHold()
 	const wait = 3 * time.Second
 	start := time.Now()
 	_, err = m.TryLock(ctx, locker.WithWait(wait), locker.WithLease(10*time.Second))

@@ -254,6 +254,35 @@ func (s *Server) Kill() {
 	s.kill()
 }
 
+// KillAndHold kills the server, as Kill does, and keeps its port until the
+// test ends, so that no server another test starts meanwhile (tests of
+// other packages take free ports too) answers in the dead one's place. A
+// connection to the port is closed at once, as a dead server's would be
+// refused. The server cannot be restarted afterwards.
+func (s *Server) KillAndHold() {
+	s.t.Helper()
+	s.kill()
+	ln, err := net.Listen("tcp", s.Addr())
+	if err != nil {
+		s.t.Fatalf("redistest: holding the dead server's port %d: %v", s.port, err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return // the listener is closed
+			}
+			_ = c.Close()
+		}
+	}()
+	s.t.Cleanup(func() {
+		_ = ln.Close()
+		<-done
+	})
+}
+
 func (s *Server) kill() {
 	s.mu.Lock()
 	cmd, exited := s.cmd, s.exited
