@@ -26,7 +26,9 @@
 //     have had two holds inside at once, or it tested no sharing.
 //   - stale writes accepted: a write accepted after a write of a hold that
 //     began acquiring only after this one had the lock. Fencing must reject
-//     every such write; one accepted fails the run, whatever the scenario.
+//     every such write; one accepted fails the run, in every scenario but
+//     one whose fault can take back the token counter's last advances
+//     (postgres-async), where tokens, and so fencing, are not promised.
 //   - token order: a hold that began acquiring after another was granted
 //     must carry a higher token, and every hold must carry a token (token 0
 //     means none). A violation fails the run. Read holds are apart: they
@@ -104,7 +106,7 @@
 //	  synchronous commits on         paused, lost unlocks
 //	postgres                       kill -9 of every server process, yes: committed leases and the token sequence survive crash recovery
 //	                                 restart
-//	postgres-async:                kill -9, restart                 NO: the crash loses the last commits, leases among them; fencing must catch the stale writes
+//	postgres-async:                kill -9, restart                 NO: the crash loses the last commits, leases and the sequence's last advances among them; tokens may repeat, so fencing is not promised either
 //	  synchronous_commit=off
 //
 // The mixed RedLock has fencing members (Redis, mem) and members that

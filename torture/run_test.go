@@ -84,6 +84,10 @@ type scenario struct {
 	// no more permits taken than it has); why says why, or why not.
 	exclusive bool
 	why       string
+	// tokensMayFall says that the fault can take back the last advances
+	// of the store's token counter (a crash that loses commits), so that
+	// neither rising tokens nor fencing are promised either.
+	tokensMayFall bool
 }
 
 func (s scenario) primitive() *primitive {
@@ -163,8 +167,8 @@ func runScenario(t *testing.T, d *deployment, s scenario) {
 	failIf(t, !res.linOK, "history %s", res.linMsg)
 	failIf(t, a.acquired == 0, "no client ever got the lock")
 	failIf(t, s.fault.name != "none" && res.row.faults == 0, "the fault never struck")
-	failIf(t, a.staleAccepted > 0, "%d stale writes accepted: fencing failed", a.staleAccepted)
-	failIf(t, a.badTokens > 0, "%d pairs of holds whose tokens do not rise", a.badTokens)
+	failIf(t, !s.tokensMayFall && a.staleAccepted > 0, "%d stale writes accepted: fencing failed", a.staleAccepted)
+	failIf(t, !s.tokensMayFall && a.badTokens > 0, "%d pairs of holds whose tokens do not rise", a.badTokens)
 	failIf(t, a.noToken > 0, "%d holds granted without a fencing token (token 0)", a.noToken)
 	failIf(t, s.exclusive && a.overlaps > 0, "%d holds entered beside holds they must exclude, but %s promises exclusion under %s (%s)",
 		a.overlaps, s.config.name, s.fault.name, s.why)

@@ -94,7 +94,9 @@
 // A lease is a committed row: it survives a crash of the server when the
 // server is durable (fsync on, synchronous_commit on, the default), and is
 // lost with the commits a crash loses otherwise (synchronous_commit off
-// loses the last ones). On a failover to an asynchronous standby the last
+// loses the last ones, and the token sequence's last advances with them,
+// so that tokens handed out before the crash may be handed out again:
+// fencing then does not catch a stale holder either). On a failover to an asynchronous standby the last
 // commits may be lost too, and a lock granted just before can be granted
 // again: fencing tokens are what catches the stale holder, and the
 // sequence's value on the standby may be behind as well. A synchronous
