@@ -22,9 +22,9 @@ type queueBackend interface {
 var queueCases = []testCase{
 	{"FirstComeFirstServed", testQueueOrder},
 	{"DequeueHandsOn", testQueueDequeue},
-	{"UnlockReservationHandsOn", testQueueUnlockReservation},
+	{"UnlockGrantHandsOn", testQueueUnlockGrant},
 	{"LapsedWaiterSkipped", testQueueLapsedWaiter},
-	{"ReservationLapses", testQueueReservationLapses},
+	{"GrantLapses", testQueueGrantLapses},
 	{"ForceUnlockHandsOff", testQueueForceUnlock},
 	{"ExpiredLeaseGoesToHead", testQueueExpiredLease},
 	{"HeadTakesFreeKey", testQueueHeadTakesFreeKey},
@@ -62,28 +62,25 @@ func testQueueOrder(ctx context.Context, t *testing.T, s *suite) {
 	require.False(t, g.Acquired, "B's TryLock with patience while A holds the key")
 	assert.Positive(t, g.Remaining, "a refused TryLock with patience reports the holder's remaining lease")
 	assert.LessOrEqual(t, g.Remaining, s.long+gran)
+	if g.Token != 0 {
+		assert.Equal(t, ga.Token, g.Token, "a refused TryLock with patience reports the lock's token")
+	}
 	queueUp(ctx, t, qc, key, c, s.long, s.long)
 	queueUp(ctx, t, qb, key, b, s.long, s.long) // B keeps its place ahead of C
 
 	require.NoError(t, qa.Unlock(ctx, key, a))
-	w.expect(t, b, "A's release must reserve the key for B, first in line")
-	rb := reservedFor(ctx, t, qw, key, b, s.long+gran)
-	if rb.Held {
-		assert.Greater(t, rb.Token, ga.Token, "a reservation is a new hold: its token must exceed A's")
-	}
-	refused(ctx, t, qc, key, c, "C's TryLock must not take B's reservation")
-	g, err = qc.TryLock(ctx, driver.Request{Key: key, Owner: c, TTL: s.long, Patience: s.long})
+	tb := w.expect(t, b, "A's release must grant the key to B, first in line")
+	rb := grantedTo(ctx, t, qw, tb, key, b, max(ga.Token, g.Token), s.long+gran)
+	refused(ctx, t, qc, key, c, "C's TryLock must not take B's grant")
+	rc, err := qc.TryLock(ctx, driver.Request{Key: key, Owner: c, TTL: s.long, Patience: s.long})
 	require.NoError(t, err)
-	assert.False(t, g.Acquired, "C's TryLock with patience must not take B's reservation")
+	assert.False(t, rc.Acquired, "C's TryLock with patience must not take B's grant")
 	refused(ctx, t, qa, key, a, "a newcomer must not overtake the queue")
 
-	gb, err := qb.TryLock(ctx, driver.Request{Key: key, Owner: b, TTL: s.long})
-	require.NoError(t, err)
-	require.True(t, gb.Acquired, "B's TryLock must take its reservation")
-	assert.Equal(t, 1, gb.Holds, "taking a reservation makes the first hold")
+	gb := claim(ctx, t, qb, key, b, s.long, "B's TryLock with patience must claim its grant")
 	assert.Greater(t, gb.Token, ga.Token, "B's token must exceed A's")
 	if rb.Held {
-		assert.Equal(t, rb.Token, gb.Token, "taking a reservation keeps its token")
+		assert.Equal(t, rb.Token, gb.Token, "claiming a grant keeps its token")
 	}
 	again, err := qb.TryLock(ctx, driver.Request{Key: key, Owner: b, TTL: s.long})
 	require.NoError(t, err)
@@ -97,17 +94,16 @@ func testQueueOrder(ctx context.Context, t *testing.T, s *suite) {
 		assert.Equal(t, 1, st.Holds)
 	}
 	require.NoError(t, qb.Unlock(ctx, key, b))
-	w.expect(t, c, "B's release must reserve the key for C, next in line")
-	reservedFor(ctx, t, qw, key, c, s.long+gran)
+	tc := w.expect(t, c, "B's release must grant the key to C, next in line")
+	grantedTo(ctx, t, qw, tc, key, c, max(gb.Token, rc.Token), s.long+gran)
 
-	gc, err := qc.TryLock(ctx, driver.Request{Key: key, Owner: c, TTL: s.long, Patience: s.long})
-	require.NoError(t, err)
-	require.True(t, gc.Acquired, "C's TryLock with patience must take its reservation")
-	assert.Equal(t, 1, gc.Holds)
-	assert.Greater(t, gc.Token, gb.Token, "C's token must exceed B's")
-	require.NoError(t, qc.Unlock(ctx, key, c))
+	// C holds the key from its grant, without another call: it renews
+	// and releases it as any holder.
+	require.NoError(t, qc.Expire(ctx, key, c, s.long), "C renews the lease of its grant")
+	require.NoError(t, qc.Unlock(ctx, key, c), "C releases its grant")
 	w.expect(t, "", "C's release with nobody in line")
 	isFree(ctx, t, qw, key, "after the last waiter's release")
+	assert.ErrorIs(t, qc.Unlock(ctx, key, c), driver.ErrNotHeld, "a grant is one hold: C's second Unlock")
 
 	// After stop returns, the callback is not called again.
 	w[b].stop()
@@ -115,11 +111,11 @@ func testQueueOrder(ctx context.Context, t *testing.T, s *suite) {
 	acquire(ctx, t, qa, key, a, s.long)
 	queueUp(ctx, t, qb, key, b, s.long, s.long)
 	require.NoError(t, qa.Unlock(ctx, key, a))
-	reservedFor(ctx, t, qw, key, b, s.long+gran)
+	grantedTo(ctx, t, qw, driver.Grant{}, key, b, 0, s.long+gran)
 	time.Sleep(2 * s.unit)
 	assert.Empty(t, w[b].calls, "the turn watcher ran after stop")
 	require.NoError(t, qb.Dequeue(ctx, key, b))
-	w.expect(t, "", "B gives back its reservation with nobody in line")
+	w.expect(t, "", "B gives back its grant with nobody in line")
 }
 
 func testQueueDequeue(ctx context.Context, t *testing.T, s *suite) {
@@ -129,30 +125,29 @@ func testQueueDequeue(ctx context.Context, t *testing.T, s *suite) {
 	w := s.watchQueue(ctx, t, qw, key, b, c, d)
 	gran := s.h.Granularity()
 
-	acquire(ctx, t, qa, key, a, s.long)
+	ga := acquire(ctx, t, qa, key, a, s.long)
 	queueUp(ctx, t, qb, key, b, s.long, s.long)
 	queueUp(ctx, t, qc, key, d, s.long, s.long)
 	queueUp(ctx, t, qc, key, c, s.long, s.long)
 	require.NoError(t, qc.Dequeue(ctx, key, d), "D leaves the queue")
 
 	require.NoError(t, qa.Unlock(ctx, key, a))
-	w.expect(t, b, "A's release must reserve the key for B")
-	rb := reservedFor(ctx, t, qw, key, b, s.long+gran)
-	require.NoError(t, qb.Dequeue(ctx, key, b), "B gives back its reservation")
-	w.expect(t, c, "B's Dequeue must pass the reservation to C, skipping D who left")
-	rc := reservedFor(ctx, t, qw, key, c, s.long+gran)
-	if rb.Held && rc.Held {
-		assert.Greater(t, rc.Token, rb.Token, "each reservation gets a new token")
-	}
+	rb := grantedTo(ctx, t, qw, w.expect(t, b, "A's release must grant the key to B"), key, b, ga.Token, s.long+gran)
+	require.NoError(t, qb.Dequeue(ctx, key, b), "B gives back its grant")
+	rc := grantedTo(ctx, t, qw, w.expect(t, c, "B's Dequeue must pass the grant to C, skipping D who left"), key, c, rb.Token, s.long+gran)
 	refused(ctx, t, qb, key, b, "B left the queue: the key is C's")
 	refused(ctx, t, qc, key, d, "D left the queue: the key is C's")
-	require.NoError(t, qc.Dequeue(ctx, key, c), "C gives back its reservation")
+	require.NoError(t, qc.Dequeue(ctx, key, c), "C gives back its grant")
 	w.expect(t, "", "C's Dequeue with nobody left in line")
-	isFree(ctx, t, qw, key, "after the last reservation was given back")
+	isFree(ctx, t, qw, key, "after the last grant was given back")
+	assert.ErrorIs(t, qc.Unlock(ctx, key, c), driver.ErrNotHeld, "C's Unlock of the grant it gave back")
 
 	// B's refused TryLock did not queue it: a newcomer takes the free key.
 	e := "E-" + locker.NewOwner()
 	ge := acquire(ctx, t, qa, key, e, s.long)
+	if rc.Held {
+		assert.Greater(t, ge.Token, rc.Token, "a grant given back used its token")
+	}
 	before, inspected := inspect(ctx, t, qw, key)
 	require.NoError(t, qa.Dequeue(ctx, key, e), "Dequeue by the holder")
 	require.NoError(t, qb.Dequeue(ctx, key, b), "Dequeue by an owner not in line")
@@ -167,34 +162,48 @@ func testQueueDequeue(ctx context.Context, t *testing.T, s *suite) {
 	w.expect(t, "", "E's release")
 }
 
-func testQueueUnlockReservation(ctx context.Context, t *testing.T, s *suite) {
+func testQueueUnlockGrant(ctx context.Context, t *testing.T, s *suite) {
 	qa, qb, qc, qw := s.queuer(ctx, t), s.queuer(ctx, t), s.queuer(ctx, t), s.queuer(ctx, t)
 	key, a, b, c := s.key(t, ""), "A-"+locker.NewOwner(), "B-"+locker.NewOwner(), "C-"+locker.NewOwner()
 	w := s.watchQueue(ctx, t, qw, key, b, c)
 	gran := s.h.Granularity()
 
-	acquire(ctx, t, qa, key, a, s.long)
+	ga := acquire(ctx, t, qa, key, a, s.long)
 	queueUp(ctx, t, qb, key, b, s.long, s.long)
 	queueUp(ctx, t, qc, key, c, s.long, s.long)
 	require.NoError(t, qa.Unlock(ctx, key, a))
-	w.expect(t, b, "A's release must reserve the key for B")
-	reservedFor(ctx, t, qw, key, b, s.long+gran)
+	rb := grantedTo(ctx, t, qw, w.expect(t, b, "A's release must grant the key to B"), key, b, ga.Token, s.long+gran)
 
-	// The reserved owner renews the reservation as a holder would.
+	// The granted owner renews its lease as any holder.
 	short := 5 * s.unit
-	require.NoError(t, qb.Expire(ctx, key, b, short), "Expire by the reserved owner")
-	reservedFor(ctx, t, qw, key, b, short+gran)
+	require.NoError(t, qb.Expire(ctx, key, b, short), "Expire by the granted owner")
+	grantedTo(ctx, t, qw, driver.Grant{}, key, b, 0, short+gran)
 	assert.ErrorIs(t, qc.Expire(ctx, key, c, s.long), driver.ErrNotHeld, "Expire by a waiter still in line")
 	assert.ErrorIs(t, qc.Unlock(ctx, key, c), driver.ErrNotHeld, "Unlock by a waiter still in line")
-	reservedFor(ctx, t, qw, key, b, short+gran)
+	grantedTo(ctx, t, qw, driver.Grant{}, key, b, 0, short+gran)
 
-	require.NoError(t, qb.Unlock(ctx, key, b), "Unlock by the reserved owner gives the reservation back")
-	w.expect(t, c, "B's Unlock must pass the reservation to C")
-	reservedFor(ctx, t, qw, key, c, s.long+gran)
+	require.NoError(t, qb.Unlock(ctx, key, b), "B's Unlock of its grant is its last")
+	rc := grantedTo(ctx, t, qw, w.expect(t, c, "B's Unlock must pass the key to C"), key, c, rb.Token, s.long+gran)
 	assert.ErrorIs(t, qb.Unlock(ctx, key, b), driver.ErrNotHeld, "B's second Unlock")
+
+	// A TryLock without patience by the grantee re-enters the grant, and
+	// claims it: Dequeue no longer gives it back.
+	gc, err := qc.TryLock(ctx, driver.Request{Key: key, Owner: c, TTL: s.long})
+	require.NoError(t, err)
+	require.True(t, gc.Acquired, "C re-enters its grant")
+	assert.Equal(t, 2, gc.Holds, "re-entry adds a hold to the grant's")
+	if rc.Held {
+		assert.Equal(t, rc.Token, gc.Token, "re-entry keeps the grant's token")
+	}
+	require.NoError(t, qc.Dequeue(ctx, key, c))
+	if st, ok := inspect(ctx, t, qw, key); ok {
+		assert.Equal(t, c, st.Owner, "Dequeue must not give back a grant claimed by re-entry")
+		assert.Equal(t, 2, st.Holds)
+	}
 	require.NoError(t, qc.Unlock(ctx, key, c))
-	w.expect(t, "", "C's Unlock with nobody left in line")
-	isFree(ctx, t, qw, key, "after the last reservation was given back")
+	require.NoError(t, qc.Unlock(ctx, key, c))
+	w.expect(t, "", "C's last Unlock with nobody left in line")
+	isFree(ctx, t, qw, key, "after the last grant was released")
 }
 
 func testQueueLapsedWaiter(ctx context.Context, t *testing.T, s *suite) {
@@ -203,56 +212,53 @@ func testQueueLapsedWaiter(ctx context.Context, t *testing.T, s *suite) {
 	w := s.watchQueue(ctx, t, qw, key, b, c)
 	gran := s.h.Granularity()
 
-	acquire(ctx, t, qa, key, a, s.long)
+	ga := acquire(ctx, t, qa, key, a, s.long)
 	queueUp(ctx, t, qb, key, b, s.long, 2*s.unit)
 	queueUp(ctx, t, qc, key, c, s.long, s.long)
 	time.Sleep(s.expiryLimit(2 * s.unit)) // B does not call again
 	require.NoError(t, qa.Unlock(ctx, key, a))
-	w.expect(t, c, "A's release must skip B, whose patience ran out, and reserve the key for C")
-	reservedFor(ctx, t, qw, key, c, s.long+gran)
+	rc := grantedTo(ctx, t, qw, w.expect(t, c, "A's release must skip B, whose patience ran out, and grant the key to C"), key, c, ga.Token, s.long+gran)
 
 	// B asks again: it waits behind C now.
 	queueUp(ctx, t, qb, key, b, s.long, s.long)
-	acquire(ctx, t, qc, key, c, s.long)
+	claim(ctx, t, qc, key, c, s.long, "C claims its grant")
 	require.NoError(t, qc.Unlock(ctx, key, c))
-	w.expect(t, b, "C's release must reserve the key for B, who queued again")
-	reservedFor(ctx, t, qw, key, b, s.long+gran)
+	grantedTo(ctx, t, qw, w.expect(t, b, "C's release must grant the key to B, who queued again"), key, b, rc.Token, s.long+gran)
 	require.NoError(t, qb.Unlock(ctx, key, b))
-	w.expect(t, "", "B gives back its reservation with nobody in line")
+	w.expect(t, "", "B releases its grant with nobody in line")
 }
 
-func testQueueReservationLapses(ctx context.Context, t *testing.T, s *suite) {
+func testQueueGrantLapses(ctx context.Context, t *testing.T, s *suite) {
 	qa, qb, qc, qw := s.queuer(ctx, t), s.queuer(ctx, t), s.queuer(ctx, t), s.queuer(ctx, t)
 	key, a, b, c := s.key(t, ""), "A-"+locker.NewOwner(), "B-"+locker.NewOwner(), "C-"+locker.NewOwner()
 	w := s.watchQueue(ctx, t, qw, key, b)
 	gran := s.h.Granularity()
-	patience := 15 * s.unit
+	lease := 15 * s.unit
 
 	ga := acquire(ctx, t, qa, key, a, s.long)
+	queueUp(ctx, t, qb, key, b, lease, s.long) // a short lease, a long patience
 	start := time.Now()
-	queueUp(ctx, t, qb, key, b, s.long, patience)
 	require.NoError(t, qa.Unlock(ctx, key, a))
-	w.expect(t, b, "A's release must reserve the key for B")
-	rb := reservedFor(ctx, t, qw, key, b, patience+gran)
-	g := refused(ctx, t, qc, key, c, "C's TryLock must not take B's reservation")
-	assert.Positive(t, g.Remaining, "a refused TryLock reports the reservation's remaining lease")
-	assert.LessOrEqual(t, g.Remaining, patience+gran, "a reservation lasts at most the waiter's patience")
+	rb := grantedTo(ctx, t, qw, w.expect(t, b, "A's release must grant the key to B"), key, b, ga.Token, lease+gran)
+	g := refused(ctx, t, qc, key, c, "C's TryLock must not take B's grant")
+	assert.Positive(t, g.Remaining, "a refused TryLock reports the grant's remaining lease")
+	assert.LessOrEqual(t, g.Remaining, lease+gran, "a grant has the lease the waiter asked for, not its patience")
 
-	// B never takes it: it lapses with B's patience.
+	// B never uses it: it lapses with its lease.
 	var gc driver.Grant
-	eventually(ctx, t, s.expiryLimit(patience), "another owner taking the key after B's reservation lapsed", func() bool {
+	eventually(ctx, t, s.expiryLimit(lease), "another owner taking the key after B's grant lapsed", func() bool {
 		var err error
 		gc, err = qc.TryLock(ctx, driver.Request{Key: key, Owner: c, TTL: s.long})
 		require.NoError(t, err)
 		return gc.Acquired
 	})
-	assert.GreaterOrEqual(t, time.Since(start), patience-gran/2, "the reservation ended before B's patience")
+	assert.GreaterOrEqual(t, time.Since(start), lease-gran/2, "the grant ended before its lease")
 	assert.Greater(t, gc.Token, ga.Token, "C's token must exceed A's")
 	if rb.Held {
-		assert.Greater(t, gc.Token, rb.Token, "C's token must exceed the lapsed reservation's")
+		assert.Greater(t, gc.Token, rb.Token, "C's token must exceed the lapsed grant's")
 	}
-	assert.ErrorIs(t, qb.Unlock(ctx, key, b), driver.ErrNotHeld, "B's Unlock after its reservation lapsed")
-	refused(ctx, t, qb, key, b, "B's TryLock after its reservation lapsed, while C holds the key")
+	assert.ErrorIs(t, qb.Unlock(ctx, key, b), driver.ErrNotHeld, "B's Unlock after its grant lapsed")
+	refused(ctx, t, qb, key, b, "B's TryLock after its grant lapsed, while C holds the key")
 	require.NoError(t, qc.Unlock(ctx, key, c))
 	w.expect(t, "", "C's release with nobody in line")
 }
@@ -267,24 +273,21 @@ func testQueueForceUnlock(ctx context.Context, t *testing.T, s *suite) {
 	w := s.watchQueue(ctx, t, qw, key, b, c)
 	gran := s.h.Granularity()
 
-	acquire(ctx, t, qa, key, a, s.long)
+	ga := acquire(ctx, t, qa, key, a, s.long)
 	queueUp(ctx, t, qb, key, b, s.long, s.long)
 	queueUp(ctx, t, qc, key, c, s.long, s.long)
 	held, err := f.ForceUnlock(ctx, key)
 	require.NoError(t, err)
 	assert.True(t, held, "force unlock of a held key")
-	w.expect(t, b, "ForceUnlock must reserve the key for B, first in line")
-	reservedFor(ctx, t, qw, key, b, s.long+gran)
+	rb := grantedTo(ctx, t, qw, w.expect(t, b, "ForceUnlock must grant the key to B, first in line"), key, b, ga.Token, s.long+gran)
 	assert.ErrorIs(t, qa.Unlock(ctx, key, a), driver.ErrNotHeld, "A's Unlock after force unlock")
 
 	held, err = f.ForceUnlock(ctx, key)
 	require.NoError(t, err)
-	assert.True(t, held, "force unlock of a reserved key")
-	w.expect(t, c, "ForceUnlock of B's reservation must pass it to C")
-	g, err := qc.TryLock(ctx, driver.Request{Key: key, Owner: c, TTL: s.long, Patience: s.long})
-	require.NoError(t, err)
-	assert.True(t, g.Acquired, "C takes its reservation")
-	assert.Equal(t, 1, g.Holds)
+	assert.True(t, held, "force unlock of a granted key")
+	grantedTo(ctx, t, qw, w.expect(t, c, "ForceUnlock of B's grant must pass the key to C"), key, c, rb.Token, s.long+gran)
+	claim(ctx, t, qc, key, c, s.long, "C claims its grant")
+	assert.ErrorIs(t, qb.Unlock(ctx, key, b), driver.ErrNotHeld, "B's Unlock after its grant was forced away")
 
 	held, err = f.ForceUnlock(ctx, key)
 	require.NoError(t, err)
@@ -308,16 +311,10 @@ func testQueueExpiredLease(ctx context.Context, t *testing.T, s *suite) {
 	time.Sleep(s.expiryLimit(2 * s.unit))
 
 	g := refused(ctx, t, qc, key, c, "a newcomer must not take a key whose lease ran out while B waits")
-	assert.Positive(t, g.Remaining, "the refusal reports the reservation's remaining lease")
-	w.expect(t, b, "the attempt that found the lease run out must reserve the key for B")
-	rb := reservedFor(ctx, t, qw, key, b, s.long+gran)
-	if rb.Held {
-		assert.Greater(t, rb.Token, ga.Token, "the reservation's token must exceed A's")
-	}
+	assert.Positive(t, g.Remaining, "the refusal reports the grant's remaining lease")
+	grantedTo(ctx, t, qw, w.expect(t, b, "the attempt that found the lease run out must grant the key to B"), key, b, ga.Token, s.long+gran)
 	assert.ErrorIs(t, qa.Unlock(ctx, key, a), driver.ErrNotHeld, "A's Unlock after its lease ran out")
-	gb, err := qb.TryLock(ctx, driver.Request{Key: key, Owner: b, TTL: s.long})
-	require.NoError(t, err)
-	require.True(t, gb.Acquired, "B takes its reservation")
+	gb := claim(ctx, t, qb, key, b, s.long, "B claims its grant")
 	assert.Greater(t, gb.Token, ga.Token, "B's token must exceed A's")
 	require.NoError(t, qb.Unlock(ctx, key, b))
 	w.expect(t, "", "B's release with nobody in line")
@@ -343,11 +340,10 @@ func testQueueHeadTakesFreeKey(ctx context.Context, t *testing.T, s *suite) {
 	assert.Equal(t, 1, gb.Holds)
 	assert.Greater(t, gb.Token, ga.Token, "B's token must exceed A's")
 	require.NoError(t, qb.Unlock(ctx, key, b))
-	w.expect(t, c, "B's release must reserve the key for C: B left the queue when it took the key")
-	reservedFor(ctx, t, qw, key, c, s.long+gran)
+	grantedTo(ctx, t, qw, w.expect(t, c, "B's release must grant the key to C: B left the queue when it took the key"), key, c, gb.Token, s.long+gran)
 	require.NoError(t, qc.Dequeue(ctx, key, c))
-	w.expect(t, "", "C gives back its reservation with nobody in line")
-	isFree(ctx, t, qw, key, "after the last reservation was given back")
+	w.expect(t, "", "C gives back its grant with nobody in line")
+	isFree(ctx, t, qw, key, "after the last grant was given back")
 }
 
 func testQueueInvalidInput(ctx context.Context, t *testing.T, s *suite) {
@@ -378,8 +374,8 @@ func testQueueInvalidInput(ctx context.Context, t *testing.T, s *suite) {
 		}},
 		{"Dequeue empty key", func() error { return qb.Dequeue(ctx, "", b) }},
 		{"Dequeue empty owner", func() error { return qb.Dequeue(ctx, key, "") }},
-		{"WatchTurn empty key", func() error { _, err := qb.WatchTurn(ctx, "", b, func() {}); return err }},
-		{"WatchTurn empty owner", func() error { _, err := qb.WatchTurn(ctx, key, "", func() {}); return err }},
+		{"WatchTurn empty key", func() error { _, err := qb.WatchTurn(ctx, "", b, func(driver.Grant) {}); return err }},
+		{"WatchTurn empty owner", func() error { _, err := qb.WatchTurn(ctx, key, "", func(driver.Grant) {}); return err }},
 		{"WatchTurn nil callback", func() error { _, err := qb.WatchTurn(ctx, key, b, nil); return err }},
 	}
 	for _, c := range cases {

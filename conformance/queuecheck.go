@@ -23,24 +23,45 @@ func inspect(ctx context.Context, t *testing.T, b driver.Backend, key string) (d
 	return st, true
 }
 
-// reservedFor checks, when the backend can say, that key is reserved for
-// owner for at most limit, and returns its state.
-func reservedFor(ctx context.Context, t *testing.T, b driver.Backend, key, owner string, limit time.Duration) driver.State {
+// grantedTo checks that a release granted key to owner: that the grant
+// heard on owner's turn, unless the store only woke it, is one hold with a
+// token above after, and, when the backend can say, that owner holds key
+// with one hold and a lease of at most limit (the lease it asked for). It
+// returns the state, or the grant heard when the backend cannot be
+// inspected.
+func grantedTo(ctx context.Context, t *testing.T, b driver.Backend, turn driver.Grant, key, owner string, after uint64, limit time.Duration) driver.State {
 	t.Helper()
+	if turn.Acquired {
+		assert.Equal(t, 1, turn.Holds, "a grant is one hold")
+		assert.Greater(t, turn.Token, after, "a grant is a new hold: its token must exceed the last one's")
+	}
 	st, ok := inspect(ctx, t, b, key)
 	if !ok {
-		return st
+		return driver.State{Held: turn.Acquired, Owner: owner, Holds: turn.Holds, Token: turn.Token}
 	}
-	assert.True(t, st.Held, "a reserved key is held")
-	assert.Equal(t, owner, st.Owner, "a reserved key is held by the waiter it is reserved for")
-	assert.Zero(t, st.Holds, "a reservation not yet taken has a hold count of 0")
-	assert.Positive(t, st.Remaining, "a reservation has a lease")
-	assert.LessOrEqual(t, st.Remaining, limit, "a reservation lasts at most the waiter's patience")
+	assert.True(t, st.Held, "a granted key is held")
+	assert.Equal(t, owner, st.Owner, "a granted key is held by the waiter it was granted to")
+	assert.Equal(t, 1, st.Holds, "a grant is one hold, claimed or not")
+	assert.Positive(t, st.Remaining, "a grant has a lease")
+	assert.LessOrEqual(t, st.Remaining, limit, "a grant lasts the lease the waiter asked for")
+	if turn.Acquired {
+		assert.Equal(t, turn.Token, st.Token, "the turn's grant has the hold's token")
+	}
 	return st
 }
 
-// isFree checks, when the backend can say, that key is neither held nor
-// reserved.
+// claim takes the grant of key to owner through b with a TryLock with
+// patience: acquired, with the grant's one hold.
+func claim(ctx context.Context, t *testing.T, b driver.Backend, key, owner string, ttl time.Duration, why string) driver.Grant {
+	t.Helper()
+	g, err := b.TryLock(ctx, driver.Request{Key: key, Owner: owner, TTL: ttl, Patience: ttl})
+	require.NoError(t, err)
+	require.True(t, g.Acquired, why)
+	assert.Equal(t, 1, g.Holds, "%s: claiming a grant adds no hold", why)
+	return g
+}
+
+// isFree checks, when the backend can say, that key is not held.
 func isFree(ctx context.Context, t *testing.T, b driver.Backend, key, why string) {
 	t.Helper()
 	if st, ok := inspect(ctx, t, b, key); ok {
@@ -57,15 +78,15 @@ func acquire(ctx context.Context, t *testing.T, b driver.Backend, key, owner str
 	return g
 }
 
-// queueUp makes owner wait for key through q, which must be held by
-// another owner.
-func queueUp(ctx context.Context, t *testing.T, q driver.Backend, key, owner string, ttl, patience time.Duration) {
+// queueUp makes owner wait for key through q, asking for a lease of ttl;
+// key must be held by another owner.
+func queueUp(ctx context.Context, t *testing.T, q driver.Backend, key, owner string, ttl, patience time.Duration) driver.Grant {
 	t.Helper()
 	g, err := q.TryLock(ctx, driver.Request{Key: key, Owner: owner, TTL: ttl, Patience: patience})
 	require.NoError(t, err, "TryLock with patience")
 	require.False(t, g.Acquired, "TryLock with patience on a key held by another owner")
 	assert.Zero(t, g.Holds)
-	assert.Zero(t, g.Token)
+	return g
 }
 
 // refused checks that owner's plain TryLock of key through b fails.

@@ -11,22 +11,23 @@ import (
 	"github.com/distlock/distlock/driver"
 )
 
-// watcher is a WatchTurn or Watch subscription that counts what it hears.
-// A nil *watcher is a subscription the backend cannot make: it hears
-// nothing and expects nothing.
+// watcher is a WatchTurn or Watch subscription that keeps what it hears:
+// the grant of each turn (zero for a wake-up or a release). A nil *watcher
+// is a subscription the backend cannot make: it hears nothing and expects
+// nothing.
 type watcher struct {
-	calls chan struct{}
+	calls chan driver.Grant
 	stop  func()
 }
 
 // newWatcher subscribes through watch. The subscription stops at the end
 // of the subtest if not before.
-func newWatcher(t *testing.T, watch func(fn func()) (func(), error)) *watcher {
+func newWatcher(t *testing.T, watch func(fn func(driver.Grant)) (func(), error)) *watcher {
 	t.Helper()
-	w := &watcher{calls: make(chan struct{}, 64)}
-	stop, err := watch(func() {
+	w := &watcher{calls: make(chan driver.Grant, 64)}
+	stop, err := watch(func(g driver.Grant) {
 		select {
-		case w.calls <- struct{}{}:
+		case w.calls <- g:
 		default:
 		}
 	})
@@ -41,18 +42,20 @@ func newWatcher(t *testing.T, watch func(fn func()) (func(), error)) *watcher {
 // notification).
 type queueWatchers map[string]*watcher
 
-// watchQueue watches key's reservations for each of owners, and its
-// releases, through b. It then lets the calls a backend may make when a
+// watchQueue watches key's grants to each of owners, and its releases,
+// through b. It then lets the calls a backend may make when a
 // subscription becomes active go by, so that what expect hears afterwards
 // is more likely the real thing.
 func (s *suite) watchQueue(ctx context.Context, t *testing.T, b queueBackend, key string, owners ...string) queueWatchers {
 	t.Helper()
 	ws := queueWatchers{}
 	if n, ok := b.(driver.Notifier); ok {
-		ws[""] = newWatcher(t, func(fn func()) (func(), error) { return n.Watch(ctx, key, fn) })
+		ws[""] = newWatcher(t, func(fn func(driver.Grant)) (func(), error) {
+			return n.Watch(ctx, key, func() { fn(driver.Grant{}) })
+		})
 	}
 	for _, o := range owners {
-		ws[o] = newWatcher(t, func(fn func()) (func(), error) { return b.WatchTurn(ctx, key, o, fn) })
+		ws[o] = newWatcher(t, func(fn func(driver.Grant)) (func(), error) { return b.WatchTurn(ctx, key, o, fn) })
 	}
 	settled := time.Now().Add(s.unit / 2)
 	for _, w := range ws {
@@ -68,24 +71,37 @@ func (s *suite) watchQueue(ctx context.Context, t *testing.T, b queueBackend, ke
 }
 
 // expect waits for owner's turn watcher to be called, or, when owner is "",
-// for the release watcher (if any).
-func (ws queueWatchers) expect(t *testing.T, owner, why string) {
+// for the release watcher (if any), and returns what it heard: for a turn,
+// the grant, or a zero Grant from a store that only wakes its waiters.
+func (ws queueWatchers) expect(t *testing.T, owner, why string) driver.Grant {
 	t.Helper()
 	w, ok := ws[owner]
 	require.True(t, ok || owner == "", "owner %q's turn is not watched", owner)
-	w.expect(t, why)
+	return w.expect(t, why)
 }
 
-// expect waits for the watcher to be called.
-func (w *watcher) expect(t *testing.T, why string) {
+// expect waits for the watcher to be called, and returns the grant with
+// the highest token among the calls heard by then.
+func (w *watcher) expect(t *testing.T, why string) driver.Grant {
 	t.Helper()
 	if w == nil {
-		return
+		return driver.Grant{}
 	}
+	var g driver.Grant
 	select {
-	case <-w.calls:
+	case g = <-w.calls:
 	case <-time.After(notifyLimit):
 		t.Fatalf("%s: the watcher was not called within %v", why, notifyLimit)
+	}
+	for {
+		select {
+		case more := <-w.calls:
+			if more.Token > g.Token {
+				g = more
+			}
+		default:
+			return g
+		}
 	}
 }
 

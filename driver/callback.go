@@ -2,27 +2,37 @@ package driver
 
 import "sync"
 
-// Callback holds the function a Notifier was given and keeps the promise
-// the Notifier contract makes about it: after Stop returns, the function is
-// not called again. A backend keeps one Callback per Watch and calls it from
-// the goroutine that learns of releases.
+// Callback holds the function a Notifier or a Queuer was given and keeps
+// the promise their contracts make about it: after Stop returns, the
+// function is not called again. A backend keeps one Callback per Watch or
+// WatchTurn and calls it from the goroutine that learns of releases.
 type Callback struct {
-	fn      func()
+	fn      func(Grant)
 	mu      sync.Mutex
 	stopped bool
 }
 
-// NewCallback returns a Callback for fn.
+// NewCallback returns a Callback for a Notifier's fn.
 func NewCallback(fn func()) *Callback {
+	return &Callback{fn: func(Grant) { fn() }}
+}
+
+// NewTurnCallback returns a Callback for a Queuer's fn.
+func NewTurnCallback(fn func(Grant)) *Callback {
 	return &Callback{fn: fn}
 }
 
-// Call runs the function unless Stop was called. Calls do not overlap.
-func (c *Callback) Call() {
+// Call runs the function unless Stop was called, with a zero Grant: a
+// wake-up. Calls do not overlap.
+func (c *Callback) Call() { c.Give(Grant{}) }
+
+// Give runs the function with g unless Stop was called. Calls do not
+// overlap.
+func (c *Callback) Give(g Grant) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.stopped {
-		c.fn()
+		c.fn(g)
 	}
 }
 

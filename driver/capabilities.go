@@ -25,35 +25,56 @@ type Notifier interface {
 
 // Queuer is an optional capability: a first-come wait queue kept by the
 // store, so that waiters get the lock in the order they asked for it, and a
-// release wakes one waiter instead of all.
+// release hands the lock to one waiter, in the same step, instead of waking
+// all of them to race for it.
 //
 // A waiter joins the queue through TryLock with a positive
-// Request.Patience. When a lock with waiters becomes free (its final
-// Unlock, ForceUnlock, a Dequeue that gives back a reservation, or an
-// attempt that finds the lease ran out), the store drops the entries whose
-// patience has lapsed from the head of the queue and reserves the lock for
-// the first waiter left: the lock is then held by that waiter with a hold
-// count of 0, a new fencing token, and a lease lasting what remains of the
-// waiter's patience. Only that waiter's WatchTurn watchers are called;
-// Notifier watchers hear of a release only when nobody was waiting. The
-// waiter's next TryLock takes the reservation (hold count 1, lease reset to
-// the TTL, the reservation's token); its Unlock or Dequeue gives it back, to
-// the next waiter. A reservation never taken lapses with its lease. To
-// everyone else a reserved lock is a held one, and a TryLock without
-// patience on a free lock also leaves it to the first waiter in line:
-// nobody overtakes the queue.
+// Request.Patience; each such attempt also records the lease the waiter
+// asks for (Request.TTL). When a lock with waiters becomes free (its final
+// Unlock, ForceUnlock, a Dequeue that gives back a grant, or an attempt
+// that finds the lease ran out), the store drops the entries whose patience
+// has lapsed from the head of the queue and grants the lock to the first
+// waiter left: the lock is then held by that waiter with one hold, a new
+// fencing token and the lease its last attempt asked for, and that
+// waiter's WatchTurn watchers are given the grant. The waiter holds the
+// lock from then on without another call: the grant's lease began after the
+// store refused the waiter's last attempt, so a lease counted from the
+// start of that attempt ends no later than the store's. Notifier watchers
+// hear of a release only when nobody was waiting. To everyone else a
+// granted lock is a held one, and a TryLock without patience on a free lock
+// also leaves it to the first waiter in line: nobody overtakes the queue.
+//
+// A grant is unclaimed until the waiter's next TryLock with Patience claims
+// it: that attempt is acquired with the grant's hold and token (it adds no
+// hold) and resets the lease to its TTL, so that a waiter whose turn went
+// unheard, or crossed its own attempt, gets the lock once. A TryLock
+// without Patience by the same owner re-enters (two holds) and claims it
+// too. Dequeue gives back an unclaimed grant, to the next waiter; so does
+// Unlock, as the last hold. A waiter that took its grant from WatchTurn
+// therefore never Dequeues: it holds the lock, and gives it back with
+// Unlock. A grant nobody claims lapses with its lease.
+//
+// A refused attempt with Patience reports, in Grant.Token, the lock's
+// current token: a grant made after it carries a higher one. A waiter keeps
+// the highest it saw during its wait and takes a grant from WatchTurn only
+// if its token is above it, so that a turn message of an earlier wait
+// (late, or of a grant given back) is never taken for the present one.
 type Queuer interface {
-	// Dequeue takes owner out of key's queue, and gives back a reservation
-	// of key for owner that it has not taken. It changes nothing, and
-	// returns nil, when owner is neither queued nor holding a reservation;
-	// it never drops a hold that was taken.
+	// Dequeue takes owner out of key's queue, and gives back a grant of
+	// key to owner that it has not claimed. It changes nothing, and
+	// returns nil, when owner is neither queued nor holding an unclaimed
+	// grant; it never drops a hold that was claimed.
 	Dequeue(ctx context.Context, key, owner string) error
 
-	// WatchTurn arranges for fn to be called each time key is reserved for
-	// owner, until stop is called. As with Notifier.Watch, spurious calls
-	// are allowed and missed ones are not; fn must not block, and is not
-	// called again after stop returns.
-	WatchTurn(ctx context.Context, key, owner string, fn func()) (stop func(), err error)
+	// WatchTurn arranges for fn to be called each time key is granted to
+	// owner, with the grant (Acquired, Holds 1, its Token), until stop is
+	// called. fn is also called with a zero Grant when a grant may have
+	// gone unheard (for example when the subscription becomes active, and
+	// after a reconnection), or when the store can only wake the waiter:
+	// the waiter then claims the grant with TryLock. Missed calls are not
+	// allowed. fn must not block, and is not called again after stop
+	// returns (see Callback).
+	WatchTurn(ctx context.Context, key, owner string, fn func(Grant)) (stop func(), err error)
 }
 
 // Inspector is an optional capability: reading a lock's state.

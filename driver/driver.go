@@ -54,9 +54,10 @@ type Request struct {
 	TTL time.Duration
 	// Patience, when positive, says that Owner will wait for the lock this
 	// long from now. A store with a wait queue (Queuer) then puts Owner at
-	// the tail of Key's queue when another owner holds or has reserved the
-	// lock, or keeps its place if it is already queued; Owner must ask again
-	// before Patience has passed to stay in line. The views of a Sharer
+	// the tail of Key's queue when another owner holds the lock, or keeps
+	// its place if it is already queued, and records TTL as the lease of a
+	// grant made to it; Owner must ask again before Patience has passed to
+	// stay in line. The views of a Sharer
 	// keep a wait list the same way (see Sharer). Stores without a queue
 	// ignore it.
 	Patience time.Duration

@@ -27,8 +27,8 @@ import (
 // after which a refused attempt may succeed), Inspector and ForceUnlocker
 // (over the whole lock, every mode and holder), BatchExpirer, Fencer,
 // Granular, Endpointer (its Sharer's endpoint), Clocked, and Dequeuer for
-// its wait list. A view is never a Queuer: a shared lock has no
-// reservations.
+// its wait list. A view is never a Queuer: a shared lock is not handed
+// to a waiter by a release.
 //
 // # Read-write locks
 //
@@ -173,8 +173,8 @@ type Holder struct {
 // the views of a Sharer that keep a wait list.
 type Dequeuer interface {
 	// Dequeue takes owner off key's wait list or queue (and, on a Queuer,
-	// gives back a reservation for owner it has not taken). It changes
-	// nothing, and returns nil, when owner is not waiting; it never drops a
-	// hold that was taken.
+	// gives back a grant to owner it has not claimed). It changes nothing,
+	// and returns nil, when owner is not waiting; it never drops a hold
+	// that was claimed.
 	Dequeue(ctx context.Context, key, owner string) error
 }

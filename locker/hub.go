@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/distlock/distlock/driver"
 )
 
 // A Store's hub shares subscriptions: all goroutines of the Store that wait
@@ -28,7 +30,8 @@ const subscriptionLinger = 250 * time.Millisecond
 
 // topic is one shared subscription. Each event closes gen and replaces it,
 // so a waiter that took gen before its attempt cannot miss an event that
-// happens after.
+// happens after. A turn's event may carry a grant (see driver.Queuer):
+// the topic keeps the one with the highest token, for the waiter to take.
 type topic struct {
 	h     *hub
 	key   topicKey
@@ -37,23 +40,28 @@ type topic struct {
 	refs  int           // guarded by h.mu
 	idle  *time.Timer   // guarded by h.mu: stops a topic nobody uses
 
-	mu  sync.Mutex
-	gen chan struct{}
+	mu    sync.Mutex
+	gen   chan struct{}
+	grant driver.Grant // the highest grant heard, if any
 }
 
 func newTopic(h *hub, key topicKey) *topic {
 	return &topic{h: h, key: key, ready: make(chan struct{}), gen: make(chan struct{})}
 }
 
-func (t *topic) fire() {
+// fire records an event, and g if it is a grant above the one kept.
+func (t *topic) fire(g driver.Grant) {
 	t.mu.Lock()
+	if g.Acquired && g.Token > t.grant.Token {
+		t.grant = g
+	}
 	close(t.gen)
 	t.gen = make(chan struct{})
 	t.mu.Unlock()
 }
 
 // watchFunc starts a store subscription that calls fire at each event.
-type watchFunc func(ctx context.Context, fire func()) (stop func(), err error)
+type watchFunc func(ctx context.Context, fire func(driver.Grant)) (stop func(), err error)
 
 // subscription is one waiter's share of a topic. A nil *subscription is
 // valid and never wakes.
@@ -70,11 +78,11 @@ type subscription struct {
 // on with the subscription inactive until the watch is ready.
 func (h *hub) subscribe(ctx context.Context, s *Store, name, owner string) *subscription {
 	key := topicKey{name, owner}
-	start := watchFunc(func(ctx context.Context, fire func()) (func(), error) {
-		return s.notifier.Watch(ctx, name, fire)
+	start := watchFunc(func(ctx context.Context, fire func(driver.Grant)) (func(), error) {
+		return s.notifier.Watch(ctx, name, func() { fire(driver.Grant{}) })
 	})
 	if owner != "" {
-		start = func(ctx context.Context, fire func()) (func(), error) {
+		start = func(ctx context.Context, fire func(driver.Grant)) (func(), error) {
 			return s.queuer.WatchTurn(ctx, name, owner, fire)
 		}
 	}
@@ -196,6 +204,18 @@ func (s *subscription) next() <-chan struct{} {
 	s.t.mu.Lock()
 	defer s.t.mu.Unlock()
 	return s.t.gen
+}
+
+// granted returns the highest grant the subscription heard, if its token
+// is above above: a grant made after the refusal that reported above.
+func (s *subscription) granted(above uint64) (driver.Grant, bool) {
+	if s == nil {
+		return driver.Grant{}, false
+	}
+	s.t.mu.Lock()
+	defer s.t.mu.Unlock()
+	g := s.t.grant
+	return g, g.Acquired && g.Token > above
 }
 
 // close leaves the subscription. The store's watch stops

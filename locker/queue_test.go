@@ -53,6 +53,38 @@ func TestQueuedWaitersAreServedInArrivalOrder(t *testing.T) {
 	assert.Equal(t, []int{0, 1, 2, 3, 4}, order, "waiters must get the lock in the order they asked")
 }
 
+func TestAWaiterHoldsTheLockFromItsGrant(t *testing.T) {
+	ctx := context.Background()
+	store := memlocker.NewStore()
+	holder, err := newMutex(t, store.Client(), "k").Lock(ctx, locker.WithLease(time.Minute))
+	require.NoError(t, err)
+
+	c := store.Client()
+	m := newMutex(t, c, "k")
+	got := make(chan *locker.Lease, 1)
+	go func() {
+		l, err := m.Lock(ctx, locker.WithLease(time.Minute))
+		assert.NoError(t, err)
+		got <- l
+	}()
+	require.Eventually(t, queued(c), 5*time.Second, time.Millisecond)
+	require.NoError(t, holder.Unlock(ctx))
+	l := <-got
+	require.NotNil(t, l)
+	assert.Equal(t, 2, c.Calls("trylockqueued"), "the release's grant is the lock: no attempt after it")
+	assert.Zero(t, c.Calls("trylock"))
+	st, err := m.Inspect(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, m.Owner(), st.Owner)
+	assert.Equal(t, st.Token, l.Token(), "the lease has the grant's token")
+	assert.Greater(t, l.Token(), holder.Token())
+	assert.Greater(t, st.Remaining, 50*time.Second, "the grant has the lease the waiter asked for")
+	require.NoError(t, l.Unlock(ctx))
+	held, err := m.IsLocked(ctx)
+	require.NoError(t, err)
+	assert.False(t, held, "a grant is one hold: one Unlock frees the lock")
+}
+
 func TestWaiterThatGivesUpLeavesTheQueue(t *testing.T) {
 	ctx := context.Background()
 	store := memlocker.NewStore()
@@ -86,10 +118,12 @@ func TestWaiterRidesOutALostReplyAndGivesBackItsExtraHold(t *testing.T) {
 		got <- l
 	}()
 	require.Eventually(t, queued(c), 5*time.Second, time.Millisecond)
-	// The waiter's next attempt, woken by the hand-off, takes the
-	// reservation but loses its reply.
-	c.TimeoutNext(1)
+	// The waiter misses the grant's message; woken when its client heals,
+	// its next attempt claims the grant but loses its reply.
+	c.Partition()
 	require.NoError(t, holder.Unlock(ctx))
+	c.TimeoutNext(1)
+	c.Heal()
 	var l *locker.Lease
 	select {
 	case l = <-got:

@@ -226,8 +226,12 @@ func TestTelemetryWaitRidesThroughAFailure(t *testing.T) {
 	for r.value(t, "distlock.store.duration", operation("trylock"), result("not_acquired")) < 2 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	wc.FailNext(1, nil)
+	// The waiter misses the grant's message, and the attempt it makes
+	// when its client heals fails.
+	wc.Partition()
 	require.NoError(t, l.Unlock(ctx))
+	wc.FailNext(1, nil)
+	wc.Heal()
 	require.NoError(t, <-got)
 
 	assert.EqualValues(t, 1, r.value(t, "distlock.store.duration", operation("trylock"), result("unknown")))

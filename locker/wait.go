@@ -17,8 +17,8 @@ import (
 //
 // On a store with a wait queue or list (driver.Dequeuer) a waiter stays in
 // line for queuePatience after each attempt, and so attempts again at least
-// every queueRefresh; a waiter that dies leaves the queue, or gives back a
-// reservation made for it, within queuePatience.
+// every queueRefresh; a waiter that dies leaves the queue within
+// queuePatience (a grant made to it lapses with the lease it asked for).
 const (
 	minPoll       = 5 * time.Millisecond
 	maxPoll       = 500 * time.Millisecond
@@ -36,9 +36,10 @@ const (
 // started; on failure, what is left to undo on the store.
 //
 // Where the lock has a wait queue, a waiting Mutex joins it: a release then
-// reserves the lock for the first waiter in line and wakes only that one,
-// which takes it with its next attempt. A waiter that gives up leaves the
-// queue, and gives back a reservation it did not take.
+// grants the lock to the first waiter in line and tells only that one,
+// which holds it from then on (a shared owner's waiter claims it with its
+// next attempt). A waiter that gives up leaves the queue, and gives back a
+// grant it did not take.
 //
 // A waiting Mutex whose attempt fails with ErrUnavailable, or with an
 // unknown outcome if its owner is its own, tries again (polling) for up to
@@ -54,6 +55,13 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 	// watches its turn instead of the lock's releases.
 	listed := wait && m.s.dequeuer != nil
 	queued := wait && m.s.queuer != nil
+	// A waiter whose owner is its own takes a grant from its turn, without
+	// an attempt. Waiters of a shared owner share its place in the queue
+	// and its turns, so each claims a grant with an attempt instead, which
+	// tells whether a sibling took it first (see driver.Queuer).
+	takesGrants := queued && !m.sharedOwner
+	var above uint64      // the highest token of this wait's refusals and grants
+	var refused time.Time // when the last refused attempt started
 	if wait {
 		sub = m.s.hub.rejoin(m.name, m.waiterID(queued))
 	}
@@ -73,23 +81,30 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 		if sub != nil {
 			woken = sub.next()
 		}
-		start = m.clock.Now()
-		patience := time.Duration(0)
-		if listed {
-			patience = queuePatience
-		}
-		g, err = m.storeTryLock(ctx, ttl, patience)
-		if err != nil {
-			if !m.canRideOut(ctx, wait, answered, err) {
-				return driver.Grant{}, start, m.abandon(err), m.failure(ctx, err)
+		if gr, ok := sub.granted(above); ok && takesGrants && !refused.IsZero() && ctx.Err() == nil {
+			// A release granted the lock to this waiter after the store
+			// refused its last attempt: the grant's lease began after
+			// that attempt started.
+			g, start, above = gr, refused, gr.Token
+		} else {
+			start = m.clock.Now()
+			patience := time.Duration(0)
+			if listed {
+				patience = queuePatience
 			}
-			failed = err
-			m.tel.ridingOut(ctx, err)
-			if err := m.sleep(ctx, jitter(poll), woken); err != nil {
-				return driver.Grant{}, start, m.abandon(failed), m.failure(ctx, failed)
+			g, err = m.storeTryLock(ctx, ttl, patience)
+			if err != nil {
+				if !m.canRideOut(ctx, wait, answered, err) {
+					return driver.Grant{}, start, m.abandon(err), m.failure(ctx, err)
+				}
+				failed = err
+				m.tel.ridingOut(ctx, err)
+				if err := m.sleep(ctx, jitter(poll), woken); err != nil {
+					return driver.Grant{}, start, m.abandon(failed), m.failure(ctx, failed)
+				}
+				poll = min(poll*2, maxPoll)
+				continue
 			}
-			poll = min(poll*2, maxPoll)
-			continue
 		}
 		answered = start
 		failed = nil // an answer shows what the failed attempts left
@@ -140,9 +155,10 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 		if !wait {
 			return driver.Grant{}, start, cleanup{}, ErrNotAcquired
 		}
+		above, refused = max(above, g.Token), start
 		if sub == nil && (queued || m.s.notifier != nil) {
 			// Subscribe, then try again at once: a release (or the
-			// reservation) between the first attempt and the subscription
+			// grant) between the first attempt and the subscription
 			// would otherwise be missed. A waiter in the queue watches
 			// only its turn: every release while it waits is handed to a
 			// waiter.

@@ -49,7 +49,7 @@ func (c *Client) Store() *Store { return c.store }
 
 // TryLock implements driver.Backend. A positive r.Patience joins the key's
 // wait queue (see driver.Queuer); without it the queue is respected all the
-// same: a free key with waiters is reserved for the first of them instead.
+// same: a free key with waiters is granted to the first of them instead.
 // r.Floor is ignored: tokens count up from 1 on every key, so that tests
 // can predict them.
 func (c *Client) TryLock(ctx context.Context, r driver.Request) (driver.Grant, error) {
@@ -61,9 +61,9 @@ func (c *Client) TryLock(ctx context.Context, r driver.Request) (driver.Grant, e
 		op = "trylockqueued" // counted apart (see Calls)
 	}
 	var g driver.Grant
-	var n []*driver.Callback
+	var n notice
 	err := c.call(ctx, op, func() { g, n = c.store.tryLock(r.Key, r.Owner, r.TTL, r.Patience) })
-	notify(n)
+	n.send()
 	if err != nil {
 		return driver.Grant{}, err
 	}
@@ -76,9 +76,9 @@ func (c *Client) Unlock(ctx context.Context, key, owner string) error {
 		return err
 	}
 	var result error
-	var n []*driver.Callback
+	var n notice
 	err := c.call(ctx, "unlock", func() { n, result = c.store.unlock(key, owner) })
-	notify(n)
+	n.send()
 	if err != nil {
 		return err
 	}

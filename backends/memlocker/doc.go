@@ -28,16 +28,16 @@
 //
 // Clients implement driver.Queuer: each key has a first-come queue of
 // waiters, joined by a TryLock whose driver.Request has a positive
-// Patience. When a key with waiters becomes free (a
-// final Unlock, ForceUnlock, a reservation given back by Unlock or Dequeue,
+// Patience, and asking for the lease of its TTL. When a key with waiters
+// becomes free (a final Unlock, ForceUnlock, a grant given back by Dequeue,
 // or an attempt that finds the lease ran out), the entries whose patience
-// has lapsed are dropped from the head of the queue and the key is reserved
-// for the first one left: held by that owner with hold count 0, a new
-// fencing token, and a lease until that waiter's patience runs out. Only
-// that owner's WatchTurn watchers are called. With nobody left in line the
-// key is simply freed, and its Watch watchers hear of the release. A plain
-// TryLock (no Patience) never joins the queue but respects it: on a free key whose queue
-// has another owner first, it reserves the key for that owner and is
+// has lapsed are dropped from the head of the queue and the key is granted
+// to the first one left: held by that owner with one unclaimed hold, a new
+// fencing token, and the lease it asked for. Only that owner's WatchTurn
+// watchers are called, with the grant. With nobody left in line the key is
+// simply freed, and its Watch watchers hear of the release. A plain TryLock
+// (no Patience) never joins the queue but respects it: on a free key whose
+// queue has another owner first, it grants the key to that owner and is
 // refused. An entry that lapses further back in the queue stays until it
 // reaches the head; its owner keeps its place if it calls again before
 // then.

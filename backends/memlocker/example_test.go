@@ -143,7 +143,7 @@ func ExampleClient_WatchTurn() {
 	ctx := context.Background()
 	client := memlocker.New()
 	for _, who := range []string{"bob", "carol"} {
-		stop, _ := client.WatchTurn(ctx, "k", who, func() { fmt.Println("reserved for", who) })
+		stop, _ := client.WatchTurn(ctx, "k", who, func(g driver.Grant) { fmt.Println("granted to", who, "with token", g.Token) })
 		defer stop()
 	}
 
@@ -152,15 +152,12 @@ func ExampleClient_WatchTurn() {
 	client.TryLock(ctx, driver.Request{Key: "k", Owner: "bob", TTL: time.Minute, Patience: 30 * time.Second})
 	client.TryLock(ctx, driver.Request{Key: "k", Owner: "carol", TTL: time.Minute, Patience: 30 * time.Second})
 
-	client.Unlock(ctx, "k", "alice") // the key passes to bob, first in line
+	client.Unlock(ctx, "k", "alice") // the key passes to bob, first in line, who holds it now
 	g, _ := client.TryLock(ctx, driver.Request{Key: "k", Owner: "carol", TTL: time.Minute})
 	fmt.Println("carol:", g.Acquired)
-	g, _ = client.TryLock(ctx, driver.Request{Key: "k", Owner: "bob", TTL: time.Minute})
-	fmt.Println("bob:", g.Acquired, "holds", g.Holds)
 	client.Unlock(ctx, "k", "bob")
 	// Output:
-	// reserved for bob
+	// granted to bob with token 2
 	// carol: false
-	// bob: true holds 1
-	// reserved for carol
+	// granted to carol with token 3
 }

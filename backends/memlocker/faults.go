@@ -67,7 +67,7 @@ func (c *Client) Partition() {
 }
 
 // Heal ends a partition and calls every watcher of the client, release
-// and turn watchers alike, since releases and reservations may have been
+// and turn watchers alike, since releases and grants may have been
 // missed meanwhile.
 func (c *Client) Heal() {
 	c.mu.Lock()

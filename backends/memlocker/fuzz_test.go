@@ -3,6 +3,7 @@ package memlocker_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"sync"
@@ -21,14 +22,16 @@ type model struct {
 	locks  map[string]*modelHold
 	tokens map[string]uint64
 	queues map[string][]modelWaiter
-	// heard is what watchers must hear during the current call: "key=owner"
-	// for a reservation, "key=" for a release with nobody waiting.
+	// heard is what watchers must hear during the current call:
+	// "key=owner#token" for a grant, "key=" for a release with nobody
+	// waiting.
 	heard []string
 }
 
 type modelHold struct {
 	owner   string
-	holds   int // 0 while reserved for a waiter
+	holds   int
+	granted bool // the hold is a grant to a waiter, not yet claimed
 	token   uint64
 	expires time.Duration
 }
@@ -36,6 +39,7 @@ type modelHold struct {
 type modelWaiter struct {
 	owner    string
 	deadline time.Duration
+	ttl      time.Duration
 }
 
 func (m *model) live(key string) *modelHold {
@@ -55,7 +59,7 @@ func (m *model) dropLapsed(key string) {
 }
 
 // freed is called when key has just lost its hold: the first live waiter
-// gets a reservation, or, with nobody waiting, the key is released.
+// is granted it, or, with nobody waiting, the key is released.
 func (m *model) freed(key string) {
 	m.dropLapsed(key)
 	if len(m.queues[key]) == 0 {
@@ -65,8 +69,8 @@ func (m *model) freed(key string) {
 	w := m.queues[key][0]
 	m.queues[key] = m.queues[key][1:]
 	m.tokens[key]++
-	m.locks[key] = &modelHold{owner: w.owner, token: m.tokens[key], expires: w.deadline}
-	m.heard = append(m.heard, key+"="+w.owner)
+	m.locks[key] = &modelHold{owner: w.owner, holds: 1, granted: true, token: m.tokens[key], expires: m.now + w.ttl}
+	m.heard = append(m.heard, fmt.Sprintf("%s=%s#%d", key, w.owner, m.tokens[key]))
 }
 
 func (m *model) leave(key, owner string) {
@@ -83,14 +87,15 @@ func (m *model) tryLock(key, owner string, ttl, patience time.Duration) driver.G
 		}
 	}
 	if h != nil && h.owner != owner {
-		if patience > 0 {
-			if i := slices.IndexFunc(m.queues[key], func(w modelWaiter) bool { return w.owner == owner }); i >= 0 {
-				m.queues[key][i].deadline = m.now + patience
-			} else {
-				m.queues[key] = append(m.queues[key], modelWaiter{owner, m.now + patience})
-			}
+		if patience <= 0 {
+			return driver.Grant{Remaining: h.expires - m.now}
 		}
-		return driver.Grant{Remaining: h.expires - m.now}
+		if i := slices.IndexFunc(m.queues[key], func(w modelWaiter) bool { return w.owner == owner }); i >= 0 {
+			m.queues[key][i].deadline, m.queues[key][i].ttl = m.now+patience, ttl
+		} else {
+			m.queues[key] = append(m.queues[key], modelWaiter{owner, m.now + patience, ttl})
+		}
+		return driver.Grant{Remaining: h.expires - m.now, Token: h.token}
 	}
 	if h == nil {
 		m.leave(key, owner)
@@ -98,7 +103,10 @@ func (m *model) tryLock(key, owner string, ttl, patience time.Duration) driver.G
 		h = &modelHold{owner: owner, token: m.tokens[key]}
 		m.locks[key] = h
 	}
-	h.holds++
+	if !h.granted || patience == 0 {
+		h.holds++
+	}
+	h.granted = false
 	h.expires = m.now + ttl
 	return driver.Grant{Acquired: true, Holds: h.holds, Token: h.token}
 }
@@ -126,7 +134,7 @@ func (m *model) expire(key, owner string, ttl time.Duration) error {
 
 func (m *model) dequeue(key, owner string) {
 	m.leave(key, owner)
-	if h := m.live(key); h != nil && h.owner == owner && h.holds == 0 {
+	if h := m.live(key); h != nil && h.owner == owner && h.granted {
 		delete(m.locks, key)
 		m.freed(key)
 	}
@@ -139,11 +147,11 @@ func FuzzStoreMatchesModel(f *testing.F) {
 	f.Add([]byte{0, 0, 10, 0, 1, 10, 1, 0, 0, 1, 0, 0})
 	f.Add([]byte{0, 0, 5, 5, 0, 9, 0, 1, 5, 2, 0, 40, 1, 1, 0})
 	f.Add([]byte{0, 2, 3, 0, 2, 3, 1, 2, 0, 4, 0, 0, 0, 3, 1, 6, 0, 0})
-	// o1 holds a; o2 and o3 queue; o1 unlocks, o2 gets a reservation and
-	// gives it back to o3, who takes it.
+	// o1 holds a; o2 and o3 queue; o1 unlocks, o2 is granted it and
+	// gives it back to o3, who claims it.
 	f.Add([]byte{0, 0, 40, 7, 3, 30, 7, 6, 36, 1, 0, 0, 6, 0, 0, 8, 3, 0, 6, 0, 0, 7, 6, 10, 1, 6, 0})
 	// o1's lease on a runs out with o2 and o3 queued; o1's next attempt
-	// reserves a for o2, whose reservation lapses, as did o3's place.
+	// grants a to o2, whose grant lapses, as did o3's place.
 	f.Add([]byte{0, 0, 10, 7, 3, 36, 7, 6, 5, 3, 0, 20, 0, 0, 10, 6, 0, 0, 3, 0, 25, 0, 6, 5, 5, 0, 0})
 	keys := []string{"a", "b", "{c}"}
 	owners := []string{"o1", "o2", "o3"}
@@ -168,7 +176,9 @@ func FuzzStoreMatchesModel(f *testing.F) {
 			}
 			defer stop()
 			for _, owner := range owners {
-				stop, err := c.WatchTurn(ctx, key, owner, hear(key+"="+owner))
+				stop, err := c.WatchTurn(ctx, key, owner, func(g driver.Grant) {
+					hear(fmt.Sprintf("%s=%s#%d", key, owner, g.Token))()
+				})
 				if err != nil {
 					t.Fatal(err)
 				}

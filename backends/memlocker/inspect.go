@@ -23,8 +23,8 @@ func (c *Client) ForceUnlock(ctx context.Context, key string) (bool, error) {
 		return false, err
 	}
 	var held bool
-	var n []*driver.Callback
+	var n notice
 	err := c.call(ctx, "forceunlock", func() { held, n = c.store.forceUnlock(key) })
-	notify(n)
+	n.send()
 	return held, err
 }

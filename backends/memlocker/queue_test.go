@@ -2,6 +2,7 @@ package memlocker_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -29,6 +30,17 @@ func (l *heardLog) hear(what string) func() {
 	}
 }
 
+// hearTurn returns a turn watcher that records what, and the token of a
+// grant after it.
+func (l *heardLog) hearTurn(what string) func(driver.Grant) {
+	return func(g driver.Grant) {
+		if g.Acquired {
+			what = fmt.Sprintf("%s#%d", what, g.Token)
+		}
+		l.hear(what)()
+	}
+}
+
 // take returns what was heard since the last take.
 func (l *heardLog) take() []string {
 	l.mu.Lock()
@@ -38,8 +50,8 @@ func (l *heardLog) take() []string {
 	return h
 }
 
-// watchAll records key's releases as "release" and its reservations for
-// each of owners as that owner.
+// watchAll records key's releases as "release" and its grants to each of
+// owners as that owner and the grant's token.
 func watchAll(t *testing.T, c *memlocker.Client, key string, owners ...string) *heardLog {
 	t.Helper()
 	var l heardLog
@@ -47,14 +59,14 @@ func watchAll(t *testing.T, c *memlocker.Client, key string, owners ...string) *
 	require.NoError(t, err)
 	t.Cleanup(stop)
 	for _, o := range owners {
-		stop, err := c.WatchTurn(context.Background(), key, o, l.hear(o))
+		stop, err := c.WatchTurn(context.Background(), key, o, l.hearTurn(o))
 		require.NoError(t, err)
 		t.Cleanup(stop)
 	}
 	return &l
 }
 
-func TestReservationLastsTheWaitersPatience(t *testing.T) {
+func TestAGrantHasTheWaitersLease(t *testing.T) {
 	ctx := context.Background()
 	clock := memlocker.NewManualClock(time.Unix(1e9, 0))
 	c := memlocker.New(memlocker.WithClock(clock))
@@ -62,20 +74,21 @@ func TestReservationLastsTheWaitersPatience(t *testing.T) {
 
 	a, err := c.TryLock(ctx, driver.Request{Key: "k", Owner: "a", TTL: time.Minute})
 	require.NoError(t, err)
-	g, err := c.TryLock(ctx, driver.Request{Key: "k", Owner: "b", TTL: time.Minute, Patience: 10 * time.Second})
+	g, err := c.TryLock(ctx, driver.Request{Key: "k", Owner: "b", TTL: 20 * time.Second, Patience: 10 * time.Second})
 	require.NoError(t, err)
-	assert.Equal(t, driver.Grant{Remaining: time.Minute}, g)
+	assert.Equal(t, driver.Grant{Remaining: time.Minute, Token: a.Token}, g, "a refusal with patience tells the token")
 	clock.Advance(4 * time.Second)
 	require.NoError(t, c.Unlock(ctx, "k", "a"))
-	assert.Equal(t, []string{"b"}, heard.take(), "only b hears: of its turn, not of a release")
+	assert.Equal(t, []string{fmt.Sprintf("b#%d", a.Token+1)}, heard.take(), "only b hears: of its grant, not of a release")
 	st, err := c.Inspect(ctx, "k")
 	require.NoError(t, err)
-	assert.Equal(t, driver.State{Held: true, Owner: "b", Remaining: 6 * time.Second, Token: a.Token + 1}, st)
+	assert.Equal(t, driver.State{Held: true, Owner: "b", Holds: 1, Remaining: 20 * time.Second, Token: a.Token + 1}, st,
+		"the grant is one hold with the lease b asked for, not its patience")
 
-	clock.Advance(6 * time.Second)
+	clock.Advance(20 * time.Second)
 	g, err = c.TryLock(ctx, driver.Request{Key: "k", Owner: "b", TTL: time.Minute})
 	require.NoError(t, err)
-	assert.True(t, g.Acquired, "the lapsed reservation leaves a free key, and nobody waits")
+	assert.True(t, g.Acquired, "the lapsed grant leaves a free key, and nobody waits")
 	assert.Equal(t, a.Token+2, g.Token)
 	assert.Empty(t, heard.take(), "taking a free key with nobody in line tells nobody")
 }
@@ -95,13 +108,13 @@ func TestQueueFaults(t *testing.T) {
 	_, err = waiter.TryLock(ctx, driver.Request{Key: "k", Owner: "c", TTL: time.Minute, Patience: time.Minute})
 	require.ErrorIs(t, err, memlocker.ErrTimeout)
 	require.NoError(t, holder.Unlock(ctx, "k", "a"))
-	assert.Equal(t, []string{"c"}, heard.take(), "the failed call must not have queued b; the timed-out one queued c")
+	assert.Equal(t, []string{"c#2"}, heard.take(), "the failed call must not have queued b; the timed-out one queued c")
 
 	waiter.TimeoutNext(1)
 	require.ErrorIs(t, waiter.Dequeue(ctx, "k", "c"), memlocker.ErrTimeout)
 	assert.Equal(t, []string{"release"}, heard.take(), "the timed-out Dequeue ran and freed the key")
 	waiter.FailNext(1, nil)
-	_, err = waiter.WatchTurn(ctx, "k", "b", func() {})
+	_, err = waiter.WatchTurn(ctx, "k", "b", func(driver.Grant) {})
 	require.ErrorIs(t, err, memlocker.ErrInjected)
 	assert.Equal(t, 2, waiter.Calls("trylockqueued"))
 	assert.Equal(t, 1, waiter.Calls("dequeue"))
@@ -113,7 +126,7 @@ func TestTurnWatchAcrossPartitionAndRestart(t *testing.T) {
 	store := memlocker.NewStore()
 	c, other := store.Client(), store.Client()
 	var heard heardLog
-	stop, err := c.WatchTurn(ctx, "k", "b", heard.hear("b"))
+	stop, err := c.WatchTurn(ctx, "k", "b", heard.hearTurn("b"))
 	require.NoError(t, err)
 	defer stop()
 
@@ -133,11 +146,11 @@ func TestTurnWatchAcrossPartitionAndRestart(t *testing.T) {
 	assert.Equal(t, []string{"b"}, heard.take(), "a restart tells the watcher to look again")
 	g, err := other.TryLock(ctx, driver.Request{Key: "k", Owner: "d", TTL: time.Minute})
 	require.NoError(t, err)
-	assert.True(t, g.Acquired, "the restart lost b's reservation and c's place in line")
+	assert.True(t, g.Acquired, "the restart lost b's grant and c's place in line")
 	require.NoError(t, other.Unlock(ctx, "k", "d"))
 
 	require.NoError(t, c.Close())
-	_, err = c.WatchTurn(ctx, "k", "b", func() {})
+	_, err = c.WatchTurn(ctx, "k", "b", func(driver.Grant) {})
 	assert.ErrorIs(t, err, locker.ErrClosed)
 	_, err = c.TryLock(ctx, driver.Request{Key: "k", Owner: "b", TTL: time.Minute, Patience: time.Minute})
 	assert.ErrorIs(t, err, locker.ErrClosed)

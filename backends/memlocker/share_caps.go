@@ -18,7 +18,7 @@ func (v *view) Watch(ctx context.Context, key string, fn func()) (func(), error)
 	if err := driver.CheckKey(key); err != nil {
 		return nil, err
 	}
-	return v.c.watch(ctx, "watch", watched{space: v.space, key: key}, fn)
+	return v.c.watchReleases(ctx, watched{space: v.space, key: key}, fn)
 }
 
 // Dequeue implements driver.Dequeuer: owner stops waiting for key (as a

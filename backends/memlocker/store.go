@@ -25,11 +25,14 @@ type Store struct {
 	restarted time.Time
 }
 
-// hold is a held lock, or one reserved for the first waiter in its queue
-// (holds is then 0 until the waiter takes it).
+// hold is a held lock, or one a release granted to the first waiter in its
+// queue.
 type hold struct {
-	owner   string
-	holds   int
+	owner string
+	holds int
+	// granted: the one hold is a grant a release made to a waiter, not
+	// yet claimed by an attempt of its (see driver.Queuer).
+	granted bool
 	token   uint64
 	expires time.Time
 }
@@ -98,17 +101,17 @@ func (s *Store) lease(ttl time.Duration) time.Duration {
 	return ttl
 }
 
-// tryLock acquires, re-enters or takes the reservation of key for owner.
-// A free key goes to the first waiter in its queue: to owner if it is first
-// (or nobody waits), else it is reserved for that waiter. When another owner
-// has key and patience is positive, owner joins key's queue (or stays in it)
-// until patience from now. The watchers to call are for after s.mu is
-// released.
-func (s *Store) tryLock(key, owner string, ttl, patience time.Duration) (driver.Grant, []*driver.Callback) {
+// tryLock acquires, re-enters or claims the grant of key for owner. A
+// free key goes to the first waiter in its queue: to owner if it is first
+// (or nobody waits), else it is granted to that waiter. When another owner
+// has key and patience is positive, owner joins key's queue (or stays in
+// it) until patience from now, asking for ttl. The notice is for after
+// s.mu is released.
+func (s *Store) tryLock(key, owner string, ttl, patience time.Duration) (driver.Grant, notice) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	var n []*driver.Callback
+	var n notice
 	h := s.live(key)
 	if h == nil {
 		if q := s.lapsedHead(key, now); len(q) == 0 || q[0].owner == owner {
@@ -122,29 +125,33 @@ func (s *Store) tryLock(key, owner string, ttl, patience time.Duration) (driver.
 		}
 	}
 	if h.owner != owner {
+		g := driver.Grant{Remaining: h.expires.Sub(now), Uptime: s.uptime()}
 		if patience > 0 {
-			s.enqueue(key, owner, now.Add(patience))
+			s.enqueue(key, owner, now.Add(patience), ttl)
+			g.Token = h.token
 		}
-		return driver.Grant{Remaining: h.expires.Sub(now), Uptime: s.uptime()}, n
+		return g, n
 	}
-	h.holds++
+	if !h.granted || patience <= 0 {
+		h.holds++ // a waiter's attempt claims its grant without a hold more
+	}
+	h.granted = false
 	h.expires = now.Add(s.lease(ttl))
 	return driver.Grant{Acquired: true, Holds: h.holds, Token: h.token, Uptime: s.uptime()}, n
 }
 
-// unlock drops one of owner's holds on key; the last one, or a reservation
-// not taken, frees key for the next waiter. The watchers to call are for
-// after s.mu is released.
-func (s *Store) unlock(key, owner string) ([]*driver.Callback, error) {
+// unlock drops one of owner's holds on key; the last one, claimed or not,
+// frees key for the next waiter. The notice is for after s.mu is released.
+func (s *Store) unlock(key, owner string) (notice, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h := s.live(key)
 	if h == nil || h.owner != owner {
-		return nil, driver.ErrNotHeld
+		return notice{}, driver.ErrNotHeld
 	}
 	if h.holds > 1 {
 		h.holds--
-		return nil, nil
+		return notice{}, nil
 	}
 	delete(s.locks, key)
 	return s.handOff(key, s.now()), nil
@@ -173,14 +180,14 @@ func (s *Store) inspect(key string) driver.State {
 	return st
 }
 
-// forceUnlock frees key, held or reserved, for the next waiter, and reports
-// whether it was held. The watchers to call are for after s.mu is
+// forceUnlock frees key, its grant claimed or not, for the next waiter,
+// and reports whether it was held. The notice is for after s.mu is
 // released.
-func (s *Store) forceUnlock(key string) (bool, []*driver.Callback) {
+func (s *Store) forceUnlock(key string) (bool, notice) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.live(key) == nil {
-		return false, nil
+		return false, notice{}
 	}
 	delete(s.locks, key)
 	return true, s.handOff(key, s.now())

@@ -8,7 +8,7 @@ import (
 )
 
 // watched is what a watcher hears of: the releases of key (owner "",
-// Watch) or its reservations for owner (WatchTurn), in the namespace of
+// Watch) or its grants to owner (WatchTurn), in the namespace of
 // the mutexes or of a kind of shared lock (see Client.Share).
 type watched struct {
 	space      space
@@ -22,19 +22,25 @@ func (c *Client) Watch(ctx context.Context, key string, fn func()) (func(), erro
 	if err := driver.CheckKey(key); err != nil {
 		return nil, err
 	}
-	return c.watch(ctx, "watch", watched{key: key}, fn)
+	return c.watchReleases(ctx, watched{key: key}, fn)
 }
 
-// watch registers fn as a watcher of what with the store. The watcher is
-// registered inside the call, so Close, which waits for calls in flight,
-// finds it and stops it.
-func (c *Client) watch(ctx context.Context, op string, what watched, fn func()) (func(), error) {
+// watchReleases registers fn as a watcher of releases, of a mutex or of a
+// shared lock.
+func (c *Client) watchReleases(ctx context.Context, what watched, fn func()) (func(), error) {
 	if fn == nil {
 		return nil, driver.Invalid("nil callback")
 	}
-	w := driver.NewCallback(func() {
+	return c.watch(ctx, "watch", what, func(driver.Grant) { fn() })
+}
+
+// watch registers fn, not nil, as a watcher of what with the store. The
+// watcher is registered inside the call, so Close, which waits for calls in
+// flight, finds it and stops it.
+func (c *Client) watch(ctx context.Context, op string, what watched, fn func(driver.Grant)) (func(), error) {
+	w := driver.NewTurnCallback(func(g driver.Grant) {
 		if !c.isPartitioned() {
-			fn()
+			fn(g)
 		}
 	})
 	err := c.call(ctx, op, func() {

@@ -205,7 +205,8 @@ func parseGrant(reply any) (driver.Grant, error) {
 		return driver.Grant{}, fmt.Errorf("malformed script reply %v: %w", reply, err)
 	}
 	if acquired != 1 {
-		return driver.Grant{Remaining: remaining(pttl), Uptime: uptime(up)}, nil
+		// token: the lock's, on a refusal with patience (see driver.Queuer)
+		return driver.Grant{Remaining: remaining(pttl), Token: token, Uptime: uptime(up)}, nil
 	}
 	return driver.Grant{Acquired: true, Holds: int(holds), Token: token, Uptime: uptime(up)}, nil
 }
@@ -221,8 +222,8 @@ func uptime(ms int64) time.Duration {
 
 // Unlock implements driver.Backend. The final release hands the lock to
 // the first waiter in its queue, if any, and publishes on the lock's
-// channel. Unlock by an owner the lock is reserved for gives the
-// reservation back.
+// channel. Unlock of a grant that a release made to owner, claimed or
+// not, is its final release.
 func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 	if err := driver.CheckOwner(key, owner); err != nil {
 		return err

@@ -14,9 +14,9 @@
 // keeps a lock's keys and channel in one slot. A key "prefix:booted" (on a
 // Cluster one per slot in use, "prefix:{slot-…}:booted") records the
 // server's boot time for Grant.Uptime. Waiters queue in
-// "prefix:{name}:queue" (their order) and "prefix:{name}:waiters" (when
-// each one's patience lapses), and learn their turn on the channel
-// "prefix:{name}:turn:OWNER". Every operation is one Lua script (EVALSHA,
+// "prefix:{name}:queue" (their order) and "prefix:{name}:waiting" (when
+// each one's patience lapses, and the lease it asked for), and learn of the
+// grant of the lock on the channel "prefix:{name}:turn:OWNER". Every operation is one Lua script (EVALSHA,
 // falling back to EVAL after a restart or SCRIPT FLUSH).
 //
 // # Guarantees
@@ -44,12 +44,14 @@
 // watcher once, since releases may have been missed.
 //
 // Waiting is fair (driver.Queuer): a Mutex that waits joins the lock's
-// queue, and a release hands the lock to the first waiter still in line
-// and wakes only that one, through its own turn channel, instead of waking
-// every waiter to race for it. A waiter stays in line for a patience it
-// renews at each attempt (the Mutex uses 3 s and tries again at least every
-// second); one that dies drops out when its patience lapses, and a
-// reservation made for it lapses with it. A lease that runs out with
+// queue, and a release grants the lock to the first waiter still in line,
+// with the lease it asked for, and tells only that one, through its own
+// turn channel, instead of waking every waiter to race for it. The message
+// carries the grant's token, so the waiter holds the lock without another
+// call: a hand-off costs the release's round trip and the message. A
+// waiter stays in line for a patience it renews at each attempt (the Mutex
+// uses 3 s and tries again at least every second); one that dies drops out
+// when its patience lapses, and a grant made to it lapses with its lease. A lease that runs out with
 // nobody releasing it publishes nothing: the next attempt on the free lock
 // hands it to the first waiter. Scripts run on the master only, so a
 // failover can lose the queue like any lock; waiters then fall back to

@@ -16,7 +16,7 @@ type keys struct {
 	channel string // (shard) channel: a message at every release; queueLua names it too
 	turns   string // prefix of the channel that tells an owner its turn; likewise
 	queue   string // list: the owners waiting, in order of arrival
-	waiters string // sorted set: waiting owner -> when its patience lapses
+	waiters string // hash: waiting owner -> when its patience lapses, and its lease
 	marker  string // string: the server's boot time, for Grant.Uptime
 	slot    int    // the Cluster slot of the tag
 
@@ -43,7 +43,7 @@ func keysFor(prefix, name string, cluster bool) keys {
 	b.Grow(7 * (len(prefix) + len(tag) + 16))
 	var ends [7]int
 	// The lock's own names: "prefix:{tag}", then the same with a suffix.
-	for i, suffix := range [...]string{"", ":fence", ":released", ":turn:", ":queue", ":waiters"} {
+	for i, suffix := range [...]string{"", ":fence", ":released", ":turn:", ":queue", ":waiting"} {
 		for _, part := range [...]string{prefix, sep, "{", tag, "}", suffix} {
 			b.WriteString(part)
 		}

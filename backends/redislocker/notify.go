@@ -29,20 +29,15 @@ func (b *Backend) Watch(ctx context.Context, key string, fn func()) (stop func()
 	if err := driver.CheckKey(key); err != nil {
 		return nil, err
 	}
-	return b.watch(ctx, key, func(k *keys) string { return k.channel }, fn)
-}
-
-// watch subscribes fn to key's channel that channel names.
-func (b *Backend) watch(ctx context.Context, key string, channel func(*keys) string, fn func()) (stop func(), err error) {
-	k := b.keys(key)
-	return b.watchChannel(ctx, channel(k), k.slot, fn)
-}
-
-// watchChannel subscribes fn to channel, whose hash tag is in slot.
-func (b *Backend) watchChannel(ctx context.Context, channel string, slot int, fn func()) (stop func(), err error) {
 	if fn == nil {
 		return nil, driver.Invalid("nil callback")
 	}
+	k := b.keys(key)
+	return b.watchChannel(ctx, k.channel, k.slot, driver.NewCallback(fn))
+}
+
+// watchChannel subscribes w to channel, whose hash tag is in slot.
+func (b *Backend) watchChannel(ctx context.Context, channel string, slot int, w *driver.Callback) (stop func(), err error) {
 	// A subscription waits on its connection and on the subscriber's
 	// order: bound to Close, so that Close does not wait that out.
 	ctx, call, err := b.guard.Start(ctx, 0)
@@ -53,7 +48,7 @@ func (b *Backend) watchChannel(ctx context.Context, channel string, slot int, fn
 	if b.cluster == nil {
 		slot = 0
 	}
-	stop, err = b.notify.watch(ctx, channel, slot, fn)
+	stop, err = b.notify.watch(ctx, channel, slot, w)
 	if err != nil && err != driver.ErrClosed {
 		return nil, fmt.Errorf("redislocker: %w", err)
 	}
@@ -82,8 +77,7 @@ func newNotifier(b *Backend) *notifier {
 	return &notifier{b: b, opMu: make(chan struct{}, 1), subs: make(map[int]*subscriber)}
 }
 
-func (n *notifier) watch(ctx context.Context, channel string, slot int, fn func()) (func(), error) {
-	w := driver.NewCallback(fn)
+func (n *notifier) watch(ctx context.Context, channel string, slot int, w *driver.Callback) (func(), error) {
 	select {
 	case n.opMu <- struct{}{}:
 	case <-ctx.Done():
@@ -175,8 +169,8 @@ func (n *notifier) forget(sub *subscriber, channel string, w *driver.Callback) {
 	}
 }
 
-// fire calls the watchers of channel.
-func (n *notifier) fire(sub *subscriber, channel string) {
+// fire calls the watchers of channel, giving them g.
+func (n *notifier) fire(sub *subscriber, channel string, g driver.Grant) {
 	n.mu.RLock()
 	ws := make([]*driver.Callback, 0, len(sub.channels[channel]))
 	for w := range sub.channels[channel] {
@@ -184,7 +178,7 @@ func (n *notifier) fire(sub *subscriber, channel string) {
 	}
 	n.mu.RUnlock()
 	for _, w := range ws {
-		w.Call()
+		w.Give(g)
 	}
 }
 

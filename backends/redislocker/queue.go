@@ -2,6 +2,7 @@ package redislocker
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/distlock/distlock/driver"
 )
@@ -32,11 +33,32 @@ func (b *Backend) Dequeue(ctx context.Context, key, owner string) error {
 }
 
 // WatchTurn implements driver.Queuer. Each waiter has a channel of its
-// own, on the backend's shared pub/sub connection; fn is also called each
-// time that subscription becomes active.
-func (b *Backend) WatchTurn(ctx context.Context, key, owner string, fn func()) (stop func(), err error) {
+// own, on the backend's shared pub/sub connection, and a grant's message
+// is its token; fn is also called, with a zero Grant, each time that
+// subscription becomes active. With WithReplicaAck a grant is the lock
+// only once replicas have it, so fn is only woken (a zero Grant): the
+// waiter's TryLock claims the grant and waits for the replicas.
+func (b *Backend) WatchTurn(ctx context.Context, key, owner string, fn func(driver.Grant)) (stop func(), err error) {
 	if err := driver.CheckOwner(key, owner); err != nil {
 		return nil, err
 	}
-	return b.watch(ctx, key, func(k *keys) string { return k.turns + owner }, fn)
+	if fn == nil {
+		return nil, driver.Invalid("nil callback")
+	}
+	w := driver.NewTurnCallback(fn)
+	if b.cfg.replicas > 0 {
+		w = driver.NewTurnCallback(func(driver.Grant) { fn(driver.Grant{}) })
+	}
+	k := b.keys(key)
+	return b.watchChannel(ctx, k.turns+owner, k.slot, w)
+}
+
+// turnGrant reads a message: a grant's token on a turn channel (see
+// queueLua), anything else a wake-up.
+func turnGrant(payload string) driver.Grant {
+	token, err := strconv.ParseUint(payload, 10, 64)
+	if err != nil || token == 0 {
+		return driver.Grant{}
+	}
+	return driver.Grant{Acquired: true, Holds: 1, Token: token}
 }

@@ -30,13 +30,19 @@ func TestHandOffWakesOnlyTheWaiterItIsFor(t *testing.T) {
 	holder, first, second := locker.NewOwner(), locker.NewOwner(), locker.NewOwner()
 
 	var releases, firstTurns, secondTurns atomic.Int32
+	var granted atomic.Pointer[driver.Grant]
 	stopRelease, err := b.Watch(ctx, key, func() { releases.Add(1) })
 	require.NoError(t, err)
 	defer stopRelease()
-	stopFirst, err := b.WatchTurn(ctx, key, first, func() { firstTurns.Add(1) })
+	stopFirst, err := b.WatchTurn(ctx, key, first, func(g driver.Grant) {
+		if g.Acquired {
+			granted.Store(&g)
+		}
+		firstTurns.Add(1)
+	})
 	require.NoError(t, err)
 	defer stopFirst()
-	stopSecond, err := b.WatchTurn(ctx, key, second, func() { secondTurns.Add(1) })
+	stopSecond, err := b.WatchTurn(ctx, key, second, func(driver.Grant) { secondTurns.Add(1) })
 	require.NoError(t, err)
 	defer stopSecond()
 	// Each watcher is called once when its subscription is confirmed.
@@ -51,9 +57,10 @@ func TestHandOffWakesOnlyTheWaiterItIsFor(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, g.Acquired)
 	for _, o := range []string{first, second} {
-		g, err := b.TryLock(ctx, driver.Request{Key: key, Owner: o, TTL: time.Minute, Patience: time.Minute})
+		r, err := b.TryLock(ctx, driver.Request{Key: key, Owner: o, TTL: 40 * time.Second, Patience: time.Minute})
 		require.NoError(t, err)
-		require.False(t, g.Acquired)
+		require.False(t, r.Acquired)
+		assert.Equal(t, g.Token, r.Token, "a refusal with patience tells the lock's token")
 	}
 	require.NoError(t, b.Unlock(ctx, key, holder))
 	require.Eventually(t, func() bool { return firstTurns.Load() > 0 }, 5*time.Second, 5*time.Millisecond,
@@ -62,10 +69,20 @@ func TestHandOffWakesOnlyTheWaiterItIsFor(t *testing.T) {
 	assert.Zero(t, secondTurns.Load(), "the second waiter was woken by the first one's turn")
 	assert.Zero(t, releases.Load(), "a release handed to a waiter was announced to everyone")
 
+	turn := granted.Load()
+	require.NotNil(t, turn, "the first waiter's turn must carry the grant")
+	assert.Equal(t, driver.Grant{Acquired: true, Holds: 1, Token: turn.Token}, *turn)
+	assert.Greater(t, turn.Token, g.Token)
 	st, err := b.Inspect(ctx, key)
 	require.NoError(t, err)
-	assert.Equal(t, driver.State{Held: true, Owner: first, Holds: 0, Remaining: st.Remaining, Token: st.Token}, st)
-	assert.Greater(t, st.Remaining, 50*time.Second, "a reservation lasts the waiter's remaining patience")
+	assert.Equal(t, driver.State{Held: true, Owner: first, Holds: 1, Remaining: st.Remaining, Token: turn.Token}, st)
+	assert.InDelta(t, 40*time.Second, st.Remaining, float64(5*time.Second), "a grant has the lease the waiter asked for")
+
+	// The waiter's attempt claims the grant: no second hold.
+	claim, err := b.TryLock(ctx, driver.Request{Key: key, Owner: first, TTL: time.Minute, Patience: time.Minute})
+	require.NoError(t, err)
+	assert.Equal(t, driver.Grant{Acquired: true, Holds: 1, Token: turn.Token}, claim)
+	require.NoError(t, b.Unlock(ctx, key, first))
 }
 
 func TestQueueLeavesNothingBehind(t *testing.T) {
@@ -76,26 +93,26 @@ func TestQueueLeavesNothingBehind(t *testing.T) {
 	holder, waiter, quitter := locker.NewOwner(), locker.NewOwner(), locker.NewOwner()
 	_, err := b.TryLock(ctx, driver.Request{Key: key, Owner: holder, TTL: time.Minute})
 	require.NoError(t, err)
-	_, err = b.TryLock(ctx, driver.Request{Key: key, Owner: quitter, TTL: time.Minute, Patience: time.Minute})
+	_, err = b.TryLock(ctx, driver.Request{Key: key, Owner: quitter, TTL: time.Minute, Patience: 2 * time.Second})
 	require.NoError(t, err)
 	_, err = b.TryLock(ctx, driver.Request{Key: key, Owner: waiter, TTL: time.Minute, Patience: 400 * time.Millisecond})
 	require.NoError(t, err)
-	for _, name := range []string{"queue", "waiters"} {
+	for _, name := range []string{"queue", "waiting"} {
 		ttl, err := srv.Do("PTTL", "distlock:{tidy}:"+name)
 		require.NoError(t, err)
-		assert.Greater(t, ttl, int64(50_000), "%s must live as long as the longest patience in it", name)
+		assert.Greater(t, ttl, int64(1_000), "%s must live as long as the longest patience in it", name)
 	}
 
 	// One waiter leaves, the other's patience lapses: the queue's keys go
 	// with them.
 	require.NoError(t, b.Dequeue(ctx, key, quitter))
-	n, err := srv.Do("ZCARD", "distlock:{tidy}:waiters")
+	n, err := srv.Do("HLEN", "distlock:{tidy}:waiting")
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), n)
 	require.Eventually(t, func() bool {
-		n, err := srv.Do("EXISTS", "distlock:{tidy}:queue", "distlock:{tidy}:waiters")
+		n, err := srv.Do("EXISTS", "distlock:{tidy}:queue", "distlock:{tidy}:waiting")
 		return err == nil && n == int64(0)
-	}, 10*time.Second, 20*time.Millisecond, "the queue's keys must expire with the last patience")
+	}, 10*time.Second, 20*time.Millisecond, "the queue's keys must expire with the longest patience")
 
 	// The release then finds nobody to hand the lock to.
 	require.NoError(t, b.Unlock(ctx, key, holder))
@@ -165,7 +182,7 @@ func TestGivingUpLeavesTheQueue(t *testing.T) {
 	require.NoError(t, err)
 	_, err = m.Lock(ctx, locker.WithWait(300*time.Millisecond))
 	require.ErrorIs(t, err, locker.ErrNotAcquired)
-	for _, name := range []string{"queue", "waiters"} {
+	for _, name := range []string{"queue", "waiting"} {
 		n, err := srv.Do("EXISTS", fmt.Sprintf("distlock:{%s}:%s", key, name))
 		require.NoError(t, err)
 		assert.Equal(t, int64(0), n, "a waiter that gave up is still in %s", name)

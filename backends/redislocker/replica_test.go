@@ -69,6 +69,25 @@ func TestReplicaAck(t *testing.T) {
 	g, err = b.TryLock(ctx, driver.Request{Key: "after-cont", Owner: o2, TTL: time.Minute})
 	require.NoError(t, err, "acknowledgements resume with the replica")
 	assert.True(t, g.Acquired)
+
+	// A grant counts only once replicas have it: the turn only wakes the
+	// waiter, whose claim waits for them.
+	turns := make(chan driver.Grant, 8)
+	stop, err := b.WatchTurn(ctx, "handed", o2, func(g driver.Grant) { turns <- g })
+	require.NoError(t, err)
+	defer stop()
+	<-turns // the subscription is active
+	holder := locker.NewOwner()
+	_, err = inspector.TryLock(ctx, driver.Request{Key: "handed", Owner: holder, TTL: time.Minute})
+	require.NoError(t, err)
+	g, err = b.TryLock(ctx, driver.Request{Key: "handed", Owner: o2, TTL: time.Minute, Patience: time.Minute})
+	require.NoError(t, err)
+	require.False(t, g.Acquired)
+	require.NoError(t, inspector.Unlock(ctx, "handed", holder))
+	assert.Equal(t, driver.Grant{}, <-turns, "with replica acknowledgement a turn carries no grant")
+	g, err = b.TryLock(ctx, driver.Request{Key: "handed", Owner: o2, TTL: time.Minute, Patience: time.Minute})
+	require.NoError(t, err)
+	assert.Equal(t, 1, g.Holds, "the acknowledged claim of the grant")
 }
 
 // TestFailoverKeepsAckedLock promotes the replica after an acknowledged

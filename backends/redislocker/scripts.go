@@ -45,16 +45,24 @@ import (
 // own, or a second record of the expiry that every script keeps in step.
 
 // The wait queue (driver.Queuer): KEYS queue (a list of waiting owners, in
-// order of arrival) and waiters (a sorted set: owner -> the server time in
-// ms when its patience lapses), under the lock's hash tag. Whenever a lock
-// with waiters becomes free, handoff reserves it for the first waiter whose
-// patience has not lapsed: the lock hash holds that owner with count 0, a
-// lease of the waiter's remaining patience, and a new token; the message
-// goes to that waiter's turn channel (turns .. owner) instead of the
-// release channel, so it wakes nobody else. The owner's next trylock takes
-// it through the re-entry branch (count 0 -> 1, lease reset). A lease that
-// simply runs out runs no script: the next trylock on the free lock does
-// the hand-off.
+// order of arrival) and waiters (a hash: owner -> struct.pack('<I8I8',
+// the server time in ms when its patience lapses, the lease in ms it asked
+// for)), under the lock's hash tag. Whenever a lock with waiters becomes
+// free, handoff grants it to the first waiter whose patience has not
+// lapsed: the lock hash holds that owner with count 0 (one hold, not yet
+// claimed), the lease the waiter asked for, and a new token; the token is
+// the message, on that waiter's turn channel (turns .. owner) instead of
+// the release channel, so it wakes nobody else and the waiter needs no
+// other call. A trylock of the owner with patience claims the grant
+// (count 0 -> 1, lease reset), one without re-enters it (0 -> 2); unlock
+// and dequeue treat count 0 as the last hold. A lease that simply runs out
+// runs no script: the next trylock on the free lock does the hand-off.
+//
+// The queue keys live as long as the longest patience in them: each join
+// sets both to at least its own. A waiter's entry leaves with it (an
+// attempt, a grant, Dequeue, or its patience found lapsed at the head);
+// the list is deleted with its last entry, so EXISTS tells whether anyone
+// may be waiting.
 
 // queueLua is the prelude of the scripts' paths that hand locks off. Its
 // functions use the locals of the script they are part of: lock, fence,
@@ -84,25 +92,27 @@ local function head(ms)
 	while true do
 		local w = redis.call('LINDEX', queue, 0)
 		if not w then return nil end
-		local d = tonumber(redis.call('ZSCORE', waiters, w))
-		if d and d > ms then return w, d end
+		local e = redis.call('HGET', waiters, w)
+		if e then
+			local d, lease = struct.unpack('<I8I8', e)
+			if d > ms then return w, lease end
+		end
 		redis.call('LPOP', queue)
-		redis.call('ZREM', waiters, w)
+		redis.call('HDEL', waiters, w)
 	end
 end
-local function reserve(w, d, t, ms, last)
+local function grant(w, lease, t, last)
 	redis.call('LPOP', queue)
-	redis.call('ZREM', waiters, w)
-	mint(t, last, d - ms + linger)
+	redis.call('HDEL', waiters, w)
+	local token = mint(t, last, lease + linger)
 	redis.call('HSET', lock, w, 0)
-	redis.call('PEXPIRE', lock, d - ms)
-	redis.call(publish, turns .. w, 'reserved')
+	redis.call('PEXPIRE', lock, lease)
+	redis.call(publish, turns .. w, token)
 end
 local function handoff()
 	local t = now()
-	local ms = math.floor(t / 1000)
-	local w, d = head(ms)
-	if w then return reserve(w, d, t, ms, redis.call('GET', fence)) end
+	local w, lease = head(math.floor(t / 1000))
+	if w then return grant(w, lease, t, redis.call('GET', fence)) end
 	redis.call(publish, channel, 'released')
 end
 `
@@ -185,21 +195,27 @@ local function uptime(t, booted)
 	return math.max(math.floor((t - booted) / 1000), 0)
 end
 local function refused(t)
-	if patience > 0 then
-		local ms = math.floor((t or now()) / 1000)
-		if redis.call('ZADD', waiters, ms + patience, owner) == 1 then
-			redis.call('RPUSH', queue, owner)
-		end
-		local last = redis.call('ZRANGE', waiters, -1, -1, 'WITHSCORES')
-		local life = tonumber(last[2]) - ms
-		redis.call('PEXPIRE', queue, life)
-		redis.call('PEXPIRE', waiters, life)
+	if patience == 0 then return {0, 0, 0, redis.call('PTTL', lock), -1} end
+	local ms = math.floor((t or now()) / 1000)
+	if redis.call('HSET', waiters, owner, struct.pack('<I8I8', ms + patience, tonumber(ttl))) == 1 then
+		redis.call('RPUSH', queue, owner)
 	end
-	return {0, 0, 0, redis.call('PTTL', lock), -1}
+	local life = math.max(redis.call('PTTL', queue), patience)
+	redis.call('PEXPIRE', queue, life)
+	redis.call('PEXPIRE', waiters, life)
+	return {0, 0, redis.call('GET', fence) or 0, redis.call('PTTL', lock), -1}
 end
 local held = redis.call('HGETALL', lock)
 if held[1] == owner and #held == 2 then
-	local holds = redis.call('HINCRBY', lock, owner, 1)
+	local holds
+	if held[2] ~= '0' then
+		holds = redis.call('HINCRBY', lock, owner, 1)
+	elseif patience > 0 then
+		holds = 1 -- the waiter claims its grant
+	else
+		holds = 2 -- re-entry of a grant, claimed with it
+	end
+	if held[2] == '0' then redis.call('HSET', lock, owner, holds) end
 	redis.call('PEXPIRE', lock, ttl)
 	local token = redis.call('GET', fence)
 	if token then
@@ -212,15 +228,15 @@ end
 if #held > 0 then return refused(nil) end
 local t = now()
 local read = redis.call('MGET', fence, marker)
-local w, d = head(math.floor(t / 1000))
+local w, lease = head(math.floor(t / 1000))
 if w and w ~= owner then
-	reserve(w, d, t, math.floor(t / 1000), read[1])
+	grant(w, lease, t, read[1])
 	return refused(t)
 end
 local up = uptime(t, read[2])
 if w then
 	redis.call('LPOP', queue)
-	redis.call('ZREM', waiters, w)
+	redis.call('HDEL', waiters, w)
 end
 local token = mint(math.max(t, floor), read[1], keep)
 redis.call('HSET', lock, owner, '1')
@@ -229,11 +245,11 @@ return {1, 1, token, 0, up}
 `
 
 // unlockSrc: KEYS lock, fence, queue, waiters; ARGV owner, publish
-// command, counter linger ms. Returns -1 when owner does not hold the lock
-// (nor a reservation of it), else the holds left. The final release (or
-// the reservation given back: count 0) hands the lock off, or leaves the
-// counter alone: its expiry, set with the lease, already runs the linger
-// past the lease. The hold count is compared as the string HGET returns.
+// command, counter linger ms. Returns -1 when owner does not hold the lock,
+// else the holds left. The final release (count 1, or 0: a grant) hands
+// the lock off, or leaves the counter alone: its expiry, set with the
+// lease, already runs the linger past the lease. The hold count is
+// compared as the string HGET returns.
 const unlockSrc = `
 local lock, fence, queue, waiters = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local owner, publish = ARGV[1], ARGV[2]
@@ -246,23 +262,15 @@ local linger, reply = ARGV[3], 0 -- a string: Lua's arithmetic converts it, in t
 ` + releasedLua
 
 // dequeueSrc: KEYS lock, fence, queue, waiters; ARGV owner, publish
-// command, counter linger ms. Takes owner out of the queue (shortening the
-// queue's expiry to the longest patience left) and gives back a
-// reservation of the lock for owner. Returns 1 when it gave one back, else
-// 0.
+// command, counter linger ms. Takes owner out of the queue and gives back
+// a grant of the lock to owner that it has not claimed. Returns 1 when it
+// gave one back, else 0.
 const dequeueSrc = `
 local lock, fence, queue, waiters = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local owner, publish, linger = ARGV[1], ARGV[2], tonumber(ARGV[3])
 if redis.replicate_commands then redis.replicate_commands() end
-if redis.call('ZREM', waiters, owner) == 1 then
+if redis.call('HDEL', waiters, owner) == 1 then
 	redis.call('LREM', queue, 1, owner)
-	local last = redis.call('ZRANGE', waiters, -1, -1, 'WITHSCORES')
-	if last[2] then
-		local t = redis.call('TIME')
-		local life = math.max(tonumber(last[2]) - math.floor((t[1] * 1000000 + t[2]) / 1000), 1)
-		redis.call('PEXPIRE', queue, life)
-		redis.call('PEXPIRE', waiters, life)
-	end
 end
 if redis.call('HGET', lock, owner) ~= '0' then return 0 end
 redis.call('DEL', lock)
@@ -299,12 +307,13 @@ end
 return out
 `
 
-// inspectSrc returns {held 0|1, owner, holds, PTTL, token (string)}.
+// inspectSrc returns {held 0|1, owner, holds, PTTL, token (string)}. A
+// grant (count 0) is one hold.
 const inspectSrc = `
 local fields = redis.call('HGETALL', KEYS[1])
 local token = redis.call('GET', KEYS[2]) or '0'
 if #fields == 0 then return {0, '', 0, 0, token} end
-return {1, fields[1], tonumber(fields[2]), redis.call('PTTL', KEYS[1]), token}
+return {1, fields[1], math.max(tonumber(fields[2]), 1), redis.call('PTTL', KEYS[1]), token}
 `
 
 // forceUnlockSrc: KEYS lock, fence, queue, waiters; ARGV publish command,

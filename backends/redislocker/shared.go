@@ -222,8 +222,11 @@ func (v *view) Watch(ctx context.Context, key string, fn func()) (func(), error)
 	if err := driver.CheckKey(key); err != nil {
 		return nil, err
 	}
+	if fn == nil {
+		return nil, driver.Invalid("nil callback")
+	}
 	k := v.keys(key)
-	return v.b.watchChannel(ctx, k.channel, k.slot, fn)
+	return v.b.watchChannel(ctx, k.channel, k.slot, driver.NewCallback(fn))
 }
 
 // Endpoint implements driver.Endpointer: the backend's endpoint.

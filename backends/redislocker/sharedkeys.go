@@ -5,7 +5,7 @@ package redislocker
 // with the kind after the tag ("prefix:{name}:rw", "prefix:{name}:sem"), so
 // that they share its hash tag, and so its Cluster slot and uptime marker,
 // but never a key or a channel: a mutex's names end in "}", ":fence",
-// ":queue", ":waiters", ":released" or ":turn:" and an owner.
+// ":queue", ":waiting", ":released" or ":turn:" and an owner.
 type sharedKeys struct {
 	lock    string // hash: the counter, the holds and what they need (see sharedlua.go)
 	channel string // (shard) channel: a message when a hold ends or a waiter leaves
