@@ -77,7 +77,9 @@ type Grant struct {
 	Holds int
 	// Token is the fencing token of the hold: it rises strictly on every
 	// free-to-held transition of the lock and stays the same on re-entry.
-	// 0 when not acquired, or when the store has no tokens.
+	// 0 when the store has no tokens, and when not acquired, except that a
+	// Queuer reports the lock's current token when it refuses an attempt
+	// with Patience (see Queuer).
 	Token uint64
 	// Remaining is the current holder's remaining lease when not acquired,
 	// rounded up: a store that knows it reports at least one nanosecond,
