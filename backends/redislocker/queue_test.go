@@ -188,3 +188,49 @@ func TestGivingUpLeavesTheQueue(t *testing.T) {
 		assert.Equal(t, int64(0), n, "a waiter that gave up is still in %s", name)
 	}
 }
+
+// TestAHandOffCostsOneTrip counts the scripts of a hand-off between two
+// Stores: from the holder's Unlock on, that Unlock is the only one: the
+// turn's message is the grant, and the waiter takes it without a call.
+func TestAHandOffCostsOneTrip(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	const key = "one-trip"
+	holder, err := storetest.Of(t, newBackend(t, srv.Addr())).Mutex(key)
+	require.NoError(t, err)
+	waiter, err := storetest.Of(t, newBackend(t, srv.Addr())).Mutex(key)
+	require.NoError(t, err)
+	lease, err := holder.Lock(ctx, locker.WithLease(time.Minute))
+	require.NoError(t, err)
+	scripts := func() int {
+		eval, evalsha := evalCalls(t, srv)
+		return eval + evalsha
+	}
+
+	got := make(chan *locker.Lease, 1)
+	go func() {
+		l, err := waiter.Lock(ctx, locker.WithLease(time.Minute))
+		assert.NoError(t, err)
+		got <- l
+	}()
+	// The waiter queues, subscribes to its turn and tries again, then
+	// sleeps: no script for a while (it renews its place every second).
+	before := scripts()
+	require.Eventually(t, func() bool {
+		n := scripts()
+		time.Sleep(100 * time.Millisecond)
+		return n >= before+2 && scripts() == n
+	}, 10*time.Second, time.Millisecond, "the waiter's refused attempts")
+	before = scripts()
+	require.NoError(t, lease.Unlock(ctx))
+	l := <-got
+	require.NotNil(t, l)
+	assert.Equal(t, 1, scripts()-before, "the release is the hand-off's only script")
+	st, err := waiter.Inspect(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, waiter.Owner(), st.Owner)
+	assert.Equal(t, st.Token, l.Token(), "the lease carries the grant's token")
+	assert.Greater(t, l.Token(), lease.Token())
+	assert.Greater(t, st.Remaining, 50*time.Second, "the grant has the lease the waiter asked for")
+	require.NoError(t, l.Unlock(ctx))
+}
