@@ -81,10 +81,12 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 		if sub != nil {
 			woken = sub.next()
 		}
-		if gr, ok := sub.granted(above); ok && takesGrants && !refused.IsZero() && ctx.Err() == nil {
+		if gr, ok := sub.granted(above); ok && takesGrants && above > 0 && ctx.Err() == nil {
 			// A release granted the lock to this waiter after the store
 			// refused its last attempt: the grant's lease began after
-			// that attempt started.
+			// that attempt started. (A store that reports no token on a
+			// refusal leaves above at 0: its grants are claimed with an
+			// attempt, as nothing then tells a late turn from this one.)
 			g, start, above = gr, refused, gr.Token
 		} else {
 			start = m.clock.Now()
