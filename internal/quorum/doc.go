@@ -21,7 +21,9 @@
 // wait divided by N (at least 1 ms). Here the calls overlap, so one round
 // costs the slowest call, not the sum, and each member call gets
 // min(member timeout, remaining budget), and at least 1 ms even when the
-// budget is gone (callContext).
+// budget is gone (callContext). The calls of a round share one context
+// where their bounds are within an eighth of each other, as they are when
+// the members' round trips are alike (launch).
 //
 // # Fencing
 //
