@@ -12,10 +12,11 @@ import (
 
 // contentionSpec says what one contention run does: goroutines, each with a
 // handle (and so clients) of its own, take turns on one key, each holding
-// the lock for hold and asking again at once after releasing it.
+// the lock for hold and asking again at once after releasing it. The key is
+// on the one server of addrs, or on a RedLock of all of them.
 type contentionSpec struct {
 	impl       string
-	addr       string
+	addrs      []string
 	key        string
 	goroutines int
 	hold       time.Duration
@@ -40,9 +41,11 @@ type workerReport struct {
 // maxErrors bounds the errors a report keeps.
 const maxErrors = 5
 
-// implByName finds a single-Redis implementation.
+// implByName finds a single-Redis or a RedLock implementation. The two
+// lists share redsync, whose handle is the same for one server and for
+// several.
 func implByName(name string) (implementation, error) {
-	for _, impl := range append(slices.Clone(redisImpls), watchdogImpl) {
+	for _, impl := range slices.Concat(redisImpls, []implementation{watchdogImpl}, redlockImpls) {
 		if impl.name == name {
 			return impl, nil
 		}
@@ -64,7 +67,7 @@ func prepare(ctx context.Context, spec contentionSpec) (*prepared, error) {
 	}
 	p := &prepared{spec: spec}
 	for range spec.goroutines {
-		h, err := impl.open([]string{spec.addr}, spec.key)
+		h, err := impl.open(spec.addrs, spec.key)
 		if err != nil {
 			p.close()
 			return nil, err
@@ -241,17 +244,25 @@ func runContention(ctx context.Context, spec contentionSpec, procs int) (content
 			return contentionResult{}, err
 		}
 	}
-	admin := newRedisClient(spec.addr)
-	defer admin.Close()
+	meter := newServerMeter(spec.addrs)
+	defer meter.close()
 	start := time.Now().Add(200 * time.Millisecond)
 	if child != nil {
 		if err := child.start(start); err != nil {
 			return contentionResult{}, err
 		}
 	}
-	t0, srv0 := time.Now(), serverCPU(ctx, admin)
+	t0 := time.Now()
+	srv0, err := meter.read(ctx)
+	if err != nil {
+		return contentionResult{}, err
+	}
 	rep := p.run(start)
-	srvCPU, wall := serverCPU(ctx, admin)-srv0, time.Since(t0)
+	srv1, err := meter.read(ctx)
+	if err != nil {
+		return contentionResult{}, err
+	}
+	srvCPU, wall := srv1.cpu-srv0.cpu, time.Since(t0)
 	if child != nil {
 		crep, err := child.report()
 		if err != nil {

@@ -61,16 +61,17 @@ func main() {
 	s := settings{procs: []int{1, 2}}
 	var serveEtcdMode, workerMode bool
 	var w contentionSpec
+	var workerAddrs string
 	flag.BoolVar(&s.quick, "quick", false, "a short run (about a minute); prints only, unless -out is given")
-	flag.StringVar(&s.only, "only", "uncontended,redlock,contention,readmostly,etcd,postgres,scale", "comma-separated sections to run")
+	flag.StringVar(&s.only, "only", "uncontended,redlock,contention,redlock-contention,readmostly,etcd,postgres,scale", "comma-separated sections to run")
 	flag.StringVar(&s.out, "out", "../BENCHMARKS.md", "Markdown file to write the results into (empty: none)")
 	flag.StringVar(&s.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.IntVar(&s.ops, "ops", 20000, "uncontended lock+unlock cycles per implementation, 1 Redis")
 	flag.IntVar(&s.rounds, "rounds", 20, "rounds the uncontended cycles are split into, interleaving implementations")
 	flag.IntVar(&s.redlockOps, "redlock-ops", 10000, "uncontended cycles per implementation, RedLock over 5 Redis")
-	flag.IntVar(&s.goroutines, "goroutines", 16, "contending goroutines, each with its own client")
+	flag.IntVar(&s.goroutines, "goroutines", 16, "contending goroutines, each with its own clients (1 Redis and RedLock)")
 	flag.DurationVar(&s.hold, "hold", time.Millisecond, "how long a contending goroutine holds the lock")
-	flag.DurationVar(&s.contention, "contention", 5*time.Second, "duration of each contention run")
+	flag.DurationVar(&s.contention, "contention", 5*time.Second, "duration of each contention run (1 Redis and RedLock)")
 	flag.IntVar(&s.etcdOps, "etcd-ops", 3000, "uncontended cycles per etcd implementation")
 	flag.IntVar(&s.pgOps, "pg-ops", 3000, "uncontended cycles per PostgreSQL implementation")
 	flag.IntVar(&s.scaleLocks, "scale-locks", 100000, "locks held at once with the watchdog")
@@ -84,12 +85,13 @@ func main() {
 	flag.BoolVar(&serveEtcdMode, "serve-etcd", false, "internal: serve etcd until stdin closes")
 	flag.BoolVar(&workerMode, "contention-worker", false, "internal: run contention goroutines for a parent")
 	flag.StringVar(&w.impl, "w.impl", "", "internal")
-	flag.StringVar(&w.addr, "w.addr", "", "internal")
+	flag.StringVar(&workerAddrs, "w.addr", "", "internal")
 	flag.StringVar(&w.key, "w.key", "", "internal")
 	flag.IntVar(&w.goroutines, "w.goroutines", 0, "internal")
 	flag.DurationVar(&w.hold, "w.hold", 0, "internal")
 	flag.DurationVar(&w.duration, "w.duration", 0, "internal")
 	flag.Parse()
+	w.addrs = strings.Split(workerAddrs, ",")
 
 	var err error
 	switch {

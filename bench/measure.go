@@ -13,7 +13,7 @@ import (
 func measure(ctx context.Context, s settings, sections map[string]bool, r *report) error {
 	r.settings = s
 	servers := 1
-	if sections["redlock"] {
+	if sections["redlock"] || sections["redlock-contention"] {
 		servers = 5
 	}
 	var addrs []string
@@ -55,7 +55,7 @@ func measure(ctx context.Context, s settings, sections map[string]bool, r *repor
 			for _, impl := range redisImpls {
 				progress("3. contention: %s, %d goroutines in %d process(es), hold %v, %v", impl.name, s.goroutines, procs, s.hold, s.contention)
 				spec := contentionSpec{
-					impl: impl.name, addr: addrs[0], key: fmt.Sprintf("bench/contention/%s/%d", impl.name, procs),
+					impl: impl.name, addrs: addrs[:1], key: fmt.Sprintf("bench/contention/%s/%d", impl.name, procs),
 					goroutines: s.goroutines, hold: s.hold, duration: s.contention,
 				}
 				res, err := runContention(ctx, spec, procs)
@@ -64,6 +64,20 @@ func measure(ctx context.Context, s settings, sections map[string]bool, r *repor
 				}
 				r.contention = append(r.contention, res)
 			}
+		}
+	}
+	if sections["redlock-contention"] {
+		for _, impl := range redlockImpls {
+			progress("8. contention on a RedLock of 5: %s, %d goroutines, hold %v, %v", impl.name, s.goroutines, s.hold, s.contention)
+			spec := contentionSpec{
+				impl: impl.name, addrs: addrs, key: "bench/redlock-contention/" + impl.name,
+				goroutines: s.goroutines, hold: s.hold, duration: s.contention,
+			}
+			res, err := runContention(ctx, spec, 1)
+			if err != nil {
+				return fmt.Errorf("RedLock contention %s: %w", impl.name, err)
+			}
+			r.redlockContention = append(r.redlockContention, res)
 		}
 	}
 	if sections["readmostly"] {

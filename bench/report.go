@@ -31,6 +31,8 @@ type report struct {
 	pg          []uncontendedResult
 	scale       *scaleResult
 	readMostly  []readMostlyResult
+	// redlockContention is section 8: contention on a RedLock of 5.
+	redlockContention []contentionResult
 }
 
 // Targets (ratios within one run).
@@ -39,6 +41,7 @@ const (
 	targetScriptTime    = 1.5  // distlock / redislock, server script time per uncontended cycle
 	targetRedLock       = 0.9  // distlock / redsync, p50 (issue 12)
 	targetThroughput    = 0.95 // acquisitions per second / physical limit
+	targetRedLockRate   = 1.2  // distlock / redsync, acquisitions per second on a contended RedLock (issue 12)
 	targetWaitP99       = 0.3  // distlock / best peer
 	targetShare         = 0.9  // smallest share / mean share
 	targetGoroutines    = 100
@@ -60,7 +63,14 @@ func (r *report) tables() []*table {
 		ts = append(ts, latencyTable("2. Uncontended lock+unlock, RedLock over 5 Redis", r.redlock))
 	}
 	if r.contention != nil {
-		ts = append(ts, r.contentionTable())
+		ts = append(ts, r.contentionTable(fmt.Sprintf("3. Contention: %d goroutines, each with its own client, hold %v, %v",
+			r.settings.goroutines, r.settings.hold, r.settings.contention), r.contention,
+			"distlock in the lock's wait queue on Redis (a release hands the lock to the first waiter and wakes only it, through pub/sub); rueidislock on client-side-caching invalidations; redsync polls every 50–250 ms (its default); redislock backs off exponentially from 16 ms to 256 ms"))
+	}
+	if r.redlockContention != nil {
+		ts = append(ts, r.contentionTable(fmt.Sprintf("8. Contention on a RedLock of 5 Redis: %d goroutines, each with its own 5 clients, hold %v, %v",
+			r.settings.goroutines, r.settings.hold, r.settings.contention), r.redlockContention,
+			"distlock as a Mutex over a RedLock (redlock.New of five redislocker drivers, restart guard off as in section 2); redsync over the same five servers, polling every 50–250 ms (its default)"))
 	}
 	if r.readMostly != nil {
 		ts = append(ts, r.readMostlyTable())
@@ -131,12 +141,13 @@ func (r *report) physicalLimitInv(hold time.Duration) float64 {
 	return (hold + r.rtt.p50).Seconds()
 }
 
-func (r *report) contentionTable() *table {
-	t := &table{title: fmt.Sprintf("3. Contention: %d goroutines, each with its own client, hold %v, %v",
-		r.settings.goroutines, r.settings.hold, r.settings.contention),
+// contentionTable is the table of a contention section: rs, whose waiting
+// is explained by waiting.
+func (r *report) contentionTable(title string, rs []contentionResult, waiting string) *table {
+	t := &table{title: title,
 		header: []string{"implementation", "processes", "acquisitions/s", "of limit", "of limit at measured hold", "wait p50", "wait p99", "smallest share", "mean hold", "mean handoff", "releaser again", "client CPU", "server CPU", "errors"}}
 	limit := r.physicalLimit(r.settings.hold)
-	for _, c := range r.contention {
+	for _, c := range rs {
 		errs := fmt.Sprint(c.nerrors)
 		if c.overlaps > 0 {
 			errs += fmt.Sprintf(", %d OVERLAPS", c.overlaps)
@@ -157,9 +168,9 @@ func (r *report) contentionTable() *table {
 	t.note("physical limit = 1 / (hold + PING round trip p50) = %.0f acquisitions/s; \"at measured hold\" puts the mean measured hold in place of the nominal %v (the hold is a time.Sleep, which overshoots, more so on a busy CPU)", limit, r.settings.hold)
 	t.note("smallest share = fewest acquisitions of one goroutine / mean acquisitions per goroutine")
 	t.note("mean handoff = 1 / (acquisitions/s) − mean hold: how long the lock sat between holders; releaser again = share of acquisitions by the goroutine that had just released it (1 process only; %.0f%% if every goroutine were equally likely)", 100/float64(r.settings.goroutines))
-	t.note("client CPU, server CPU = cores used by the contending processes and by redis-server (the machine has %d)", runtime.NumCPU())
-	t.note("waiting: distlock in the lock's wait queue on Redis (a release hands the lock to the first waiter and wakes only it, through pub/sub); rueidislock on client-side-caching invalidations; redsync polls every 50–250 ms (its default); redislock backs off exponentially from 16 ms to 256 ms")
-	for _, c := range r.contention {
+	t.note("client CPU, server CPU = cores used by the contending processes and by the redis-servers (the machine has %d)", runtime.NumCPU())
+	t.note("waiting: %s", waiting)
+	for _, c := range rs {
 		if len(c.errors) > 0 {
 			t.note("%s (%d processes), first error: %s", c.name, c.procs, c.errors[0])
 		}
@@ -225,18 +236,7 @@ func (r *report) summaryTable() *table {
 			ratio(float64(rs[0].lat.p99), float64(rs[1].lat.p99)), "", "")
 	}
 	for _, procs := range []int{1, 2} {
-		var mine *contentionResult
-		var peers []contentionResult
-		for i, c := range r.contention {
-			if c.procs != procs {
-				continue
-			}
-			if c.name == "distlock" {
-				mine = &r.contention[i]
-			} else {
-				peers = append(peers, c)
-			}
-		}
+		mine, peers := splitContention(r.contention, procs, "distlock")
 		if mine == nil || len(peers) == 0 {
 			continue
 		}
@@ -246,17 +246,19 @@ func (r *report) summaryTable() *table {
 		}
 		limit := r.physicalLimit(r.settings.hold)
 		bt := best(peers, func(x, y contentionResult) bool { return x.perSecond > y.perSecond })
-		bw := best(peers, func(x, y contentionResult) bool { return x.wait.p99 < y.wait.p99 })
 		t.add(where+", acquisitions/s (vs physical limit)", fmt.Sprintf("%.0f", mine.perSecond),
 			fmt.Sprintf("%.0f %s; limit %.0f", bt.perSecond, bt.name, limit),
 			fmt.Sprintf("%.2f of limit; %.2f× peer", mine.perSecond/limit, mine.perSecond/bt.perSecond),
 			fmt.Sprintf("≥ %.2f of limit", targetThroughput), yesNo(mine.perSecond/limit >= targetThroughput))
-		q := float64(mine.wait.p99) / float64(bw.wait.p99)
-		t.add(where+", wait p99", dur(mine.wait.p99), dur(bw.wait.p99)+" "+bw.name, fmt.Sprintf("%.2f×", q),
-			fmt.Sprintf("≤ %.1f×", targetWaitP99), yesNo(q <= targetWaitP99))
-		bf := best(peers, func(x, y contentionResult) bool { return x.fairness > y.fairness })
-		t.add(where+", smallest share", fmt.Sprintf("%.2f", mine.fairness), fmt.Sprintf("%.2f %s", bf.fairness, bf.name), "",
-			fmt.Sprintf("≥ %.1f", targetShare), yesNo(mine.fairness >= targetShare))
+		contentionSummary(t, where, mine, peers, targetWaitP99)
+	}
+	if mine, peers := splitContention(r.redlockContention, 1, "distlock redlock"); mine != nil && len(peers) > 0 {
+		where := "8. contention, RedLock of 5"
+		bt := best(peers, func(x, y contentionResult) bool { return x.perSecond > y.perSecond })
+		q := mine.perSecond / bt.perSecond
+		t.add(where+", acquisitions/s", fmt.Sprintf("%.0f", mine.perSecond), fmt.Sprintf("%.0f %s", bt.perSecond, bt.name),
+			fmt.Sprintf("%.2f×", q), fmt.Sprintf("≥ %.1f×", targetRedLockRate), yesNo(q >= targetRedLockRate))
+		contentionSummary(t, where, mine, peers, 0)
 	}
 	if rs := r.etcd; rs != nil {
 		q := float64(rs[0].lat.p50) / float64(rs[1].lat.p50)
@@ -280,6 +282,39 @@ func (r *report) summaryTable() *table {
 		t.add(where+", renewals missed", fmt.Sprint(s.missed()), "", "", fmt.Sprint(targetMissedRenewal), yesNo(s.missed() == targetMissedRenewal))
 	}
 	return t
+}
+
+// splitContention returns, of the results of runs in procs processes,
+// the one named mine and the others.
+func splitContention(rs []contentionResult, procs int, mine string) (*contentionResult, []contentionResult) {
+	var m *contentionResult
+	var peers []contentionResult
+	for i, c := range rs {
+		switch {
+		case c.procs != procs:
+		case c.name == mine:
+			m = &rs[i]
+		default:
+			peers = append(peers, c)
+		}
+	}
+	return m, peers
+}
+
+// contentionSummary adds the summary rows every contention section has:
+// wait p99 (against waitTarget times the best peer's, if not 0) and the
+// smallest share.
+func contentionSummary(t *table, where string, mine *contentionResult, peers []contentionResult, waitTarget float64) {
+	bw := best(peers, func(x, y contentionResult) bool { return x.wait.p99 < y.wait.p99 })
+	q := float64(mine.wait.p99) / float64(bw.wait.p99)
+	target, met := "", ""
+	if waitTarget > 0 {
+		target, met = fmt.Sprintf("≤ %.1f×", waitTarget), yesNo(q <= waitTarget)
+	}
+	t.add(where+", wait p99", dur(mine.wait.p99), dur(bw.wait.p99)+" "+bw.name, fmt.Sprintf("%.2f×", q), target, met)
+	bf := best(peers, func(x, y contentionResult) bool { return x.fairness > y.fairness })
+	t.add(where+", smallest share", fmt.Sprintf("%.2f", mine.fairness), fmt.Sprintf("%.2f %s", bf.fairness, bf.name), "",
+		fmt.Sprintf("≥ %.1f", targetShare), yesNo(mine.fairness >= targetShare))
 }
 
 // print writes the run's header and tables for a terminal.

@@ -25,7 +25,7 @@ func TestSmoke(t *testing.T) {
 		scaleLocks: 2000, scaleHold: 1500 * time.Millisecond, scaleLease: 900 * time.Millisecond, scaleWorker: 8,
 	}
 	r := &report{}
-	sections := map[string]bool{"uncontended": true, "redlock": true, "contention": true, "scale": true}
+	sections := map[string]bool{"uncontended": true, "redlock": true, "contention": true, "redlock-contention": true, "scale": true}
 	if err := measure(context.Background(), s, sections, r); err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,10 @@ func TestSmoke(t *testing.T) {
 	if len(r.contention) != len(redisImpls) {
 		t.Fatalf("contention results %+v", r.contention)
 	}
-	for _, c := range r.contention {
+	if len(r.redlockContention) != len(redlockImpls) {
+		t.Fatalf("RedLock contention results %+v", r.redlockContention)
+	}
+	for _, c := range append(r.contention, r.redlockContention...) {
 		if c.overlaps != 0 || c.nerrors != 0 {
 			t.Errorf("%s: %d overlapping holds, %d errors %q", c.name, c.overlaps, c.nerrors, c.errors)
 		}

@@ -32,7 +32,7 @@ func startWorker(spec contentionSpec) (*workerProcess, error) {
 		return nil, err
 	}
 	cmd := exec.Command(self, "-contention-worker",
-		"-w.impl", spec.impl, "-w.addr", spec.addr, "-w.key", spec.key,
+		"-w.impl", spec.impl, "-w.addr", strings.Join(spec.addrs, ","), "-w.key", spec.key,
 		"-w.goroutines", strconv.Itoa(spec.goroutines),
 		"-w.hold", spec.hold.String(), "-w.duration", spec.duration.String())
 	cmd.SysProcAttr = childAttr()
