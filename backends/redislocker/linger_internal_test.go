@@ -14,9 +14,9 @@ import (
 	"github.com/distlock/distlock/locker"
 )
 
-// TestCounterOutlivesTheLockByTheLinger: the fencing counter's expiry is set
-// with every lease, to the lease plus the linger, so a release or a lapsed
-// lease leaves the counter at least the linger.
+// TestCounterOutlivesTheLockByTheLinger: the lock hash, which keeps the
+// fencing counter, expires at least the linger after every lease, so a
+// release or a lapsed lease leaves the counter at least the linger.
 func TestCounterOutlivesTheLockByTheLinger(t *testing.T) {
 	ctx := context.Background()
 	srv := redistest.Start(t)
@@ -25,7 +25,7 @@ func TestCounterOutlivesTheLockByTheLinger(t *testing.T) {
 	defer b.Close()
 	k := b.keys("k")
 	counterTTL := func() time.Duration {
-		reply, err := srv.Do("PTTL", k.fence)
+		reply, err := srv.Do("PTTL", k.lock)
 		require.NoError(t, err)
 		return time.Duration(reply.(int64)) * time.Millisecond
 	}
