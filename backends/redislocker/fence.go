@@ -2,6 +2,7 @@ package redislocker
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 
 	"github.com/distlock/distlock/driver"
@@ -32,13 +33,17 @@ var fenceScript = newScript(fenceSrc)
 
 // Fence implements driver.Fencer: it raises the fencing counter of key,
 // which is the token of the present hold, to at least token, if owner holds
-// key. It returns ErrNotHeld, changing nothing, otherwise.
+// key. It returns ErrNotHeld, changing nothing, otherwise, and ErrInvalid
+// for a token above 2^53, which the scripts' numbers cannot count exactly.
 func (b *Backend) Fence(ctx context.Context, key, owner string, token uint64) error {
 	if err := driver.CheckOwner(key, owner); err != nil {
 		return err
 	}
 	if token == 0 {
 		return driver.Invalid("zero fencing token")
+	}
+	if token > maxFloor {
+		return fmt.Errorf("redislocker: %w: fencing token %d above %d", driver.ErrInvalid, token, uint64(maxFloor))
 	}
 	if err := b.guard.Enter(); err != nil {
 		return err

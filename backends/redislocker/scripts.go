@@ -38,8 +38,8 @@ import (
 // in the field, read and written without conversion. A hash, not a string
 // key: HSET of a small hash costs less than SET with KEEPTTL.
 //
-// Nothing expires a lease but the clock: every script reads TIME first, as
-// the shared locks do (sharedlua.go). The hash outlives the lease by the
+// Nothing expires a lease but the clock: every script reads the server's
+// clock first (readLua), as the shared locks do (sharedlua.go). The hash outlives the lease by the
 // counter linger: whenever a lease would end less than the linger before
 // x, x moves to the lease's end plus nine eighths of the linger
 // (PEXPIREAT), so that most acquisitions and renewals leave the key's
@@ -47,14 +47,14 @@ import (
 // at least the linger. (The linger is that of the last backend to move x.)
 //
 // The path taken most, an uncontended acquisition and release, makes seven
-// redis.calls: TIME, HGET, HSET; TIME, HGET, HSET, PUBLISH. It, a re-entry
+// redis.calls: HGET, PTTL, HSET; HGET, PTTL, HSET, PUBLISH. It, a re-entry
 // and a refusal without patience come first and return before anything
 // the rarer paths need is built (the queue's functions are closures, made
 // afresh on every run that reaches them; so are the strings of the channel
 // names). A release always publishes: the watchers of a Notifier (the
 // combinators', and waiters on a store without a queue) are invisible to a
 // script, and asking PUBSUB would cost the call PUBLISH costs. The scripts
-// read TIME and then write, so they first ask for effects replication
+// read the clock and then write, so they first ask for effects replication
 // (redis.replicate_commands, in readLua): servers before Redis 5 replicate
 // a script verbatim otherwise, and refuse its writes after a
 // non-deterministic command; later ones always do.
@@ -64,8 +64,9 @@ import (
 // without persistence, a failover to a replica that missed it, or a lock
 // unused for longer than the linger), the token still exceeds every token
 // handed out before, as long as the server's clock does not step back.
-// Tokens stay below 2^53, which Lua's numbers (doubles) keep exact; the
-// scripts return them as integers.
+// Tokens stay below 2^53 (TryLock's floor and Fence's token are checked),
+// which Lua's numbers (doubles) keep exact; the scripts return them as
+// integers.
 
 // stateFormat is the struct format of the lock hash's field s: e, n, t,
 // x, b, q as little-endian doubles, then the holder, length first.
