@@ -106,19 +106,22 @@ local held = o ~= '' and e >= ms
 // x), and PTTL costs less than TIME and its two numbers to parse. It is
 // exact to the millisecond, all a lease needs; a new token then counts
 // from the start of that millisecond, which keeps it at or below the clock
-// in µs. Like TIME, PTTL makes servers before Redis 5 refuse writes unless
-// the script replicates its effects.
+// in µs. A hash without an expiry (someone ran PERSIST) tells no time:
+// TIME does, and the next save sets the expiry again. Like TIME, PTTL makes servers before Redis 5 refuse writes
+// unless the script replicates its effects.
 const readLua = `
 if redis.replicate_commands then redis.replicate_commands() end
 ` + stateLua + `
 local us, ms
-if s then
-	ms = x - redis.call('PTTL', lock)
+local pttl = s and redis.call('PTTL', lock)
+if pttl and pttl >= 0 then
+	ms = x - pttl
 	us = ms * 1000
 else
 	local now = redis.call('TIME')
 	us = now[1] * 1000000 + now[2]
 	ms = math.floor(us / 1000)
+	x = 0 -- the next save sets the expiry again
 end
 ` + heldLua
 
