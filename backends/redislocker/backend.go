@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -174,41 +175,43 @@ func (b *Backend) tryLock(ctx context.Context, r driver.Request) (driver.Grant, 
 }
 
 // tryLockArg packs the trylock script's second argument (see tryLockSrc):
-// patience, floor and linger as little-endian 64-bit integers, then the
-// lease, the counter's expiry and the publish command as strings, each
-// ended by a zero byte.
+// patience, floor, linger and lease as little-endian 64-bit integers, then
+// the publish command, ended by a zero byte.
 func (b *Backend) tryLockArg(r driver.Request) string {
-	ttl, linger := millis(r.TTL), millis(b.cfg.fenceLinger)
-	var buf [3*8 + 2*20 + 16]byte // room for it all: it stays on the stack
+	var buf [4*8 + 16]byte // room for it all: it stays on the stack
 	p := buf[:0]
 	p = binary.LittleEndian.AppendUint64(p, uint64(millis(r.Patience)))
 	p = binary.LittleEndian.AppendUint64(p, r.Floor)
-	p = binary.LittleEndian.AppendUint64(p, uint64(linger))
-	p = append(strconv.AppendInt(p, ttl, 10), 0)
-	p = append(strconv.AppendInt(p, ttl+linger, 10), 0)
+	p = binary.LittleEndian.AppendUint64(p, uint64(millis(b.cfg.fenceLinger)))
+	p = binary.LittleEndian.AppendUint64(p, uint64(millis(r.TTL)))
 	p = append(append(p, b.publish...), 0)
 	return string(p)
 }
 
-// parseGrant reads the reply of tryLockSrc.
+// parseGrant reads the reply of tryLockSrc: five little-endian doubles
+// (grantFormat), whole numbers below 2^53.
 func parseGrant(reply any) (driver.Grant, error) {
-	r, err := replyArray(reply, 5)
-	if err != nil {
-		return driver.Grant{}, err
+	s, ok := reply.(string)
+	if !ok || len(s) != 5*8 {
+		return driver.Grant{}, fmt.Errorf("malformed script reply %q: want five doubles", reply)
 	}
-	acquired, err1 := replyInt(r[0])
-	holds, err2 := replyInt(r[1])
-	token, err3 := replyToken(r[2])
-	pttl, err4 := replyInt(r[3])
-	up, err5 := replyInt(r[4])
-	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
-		return driver.Grant{}, fmt.Errorf("malformed script reply %v: %w", reply, err)
+	var r [5]int64
+	for i := range r {
+		f := math.Float64frombits(binary.LittleEndian.Uint64([]byte(s[8*i : 8*i+8])))
+		if f != math.Trunc(f) || math.Abs(f) > maxFloor {
+			return driver.Grant{}, fmt.Errorf("malformed script reply %q: %v is not a whole number", reply, f)
+		}
+		r[i] = int64(f)
+	}
+	acquired, holds, token, left, up := r[0], r[1], r[2], r[3], r[4]
+	if token < 0 {
+		return driver.Grant{}, fmt.Errorf("malformed token %d", token)
 	}
 	if acquired != 1 {
 		// token: the lock's, on a refusal with patience (see driver.Queuer)
-		return driver.Grant{Remaining: remaining(pttl), Token: token, Uptime: uptime(up)}, nil
+		return driver.Grant{Remaining: remaining(left), Token: uint64(token), Uptime: uptime(up)}, nil
 	}
-	return driver.Grant{Acquired: true, Holds: int(holds), Token: token, Uptime: uptime(up)}, nil
+	return driver.Grant{Acquired: true, Holds: int(holds), Token: uint64(token), Uptime: uptime(up)}, nil
 }
 
 // uptime converts the script's uptime in milliseconds to Grant.Uptime: at
@@ -267,7 +270,7 @@ func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Durati
 	}
 	defer b.guard.Exit()
 	k := b.keys(key)
-	reply, err := expireScript.run(ctx, b.client, k.pair, owner, millis(ttl), b.lingerArg)
+	reply, err := expireScript.run(ctx, b.client, k.held, owner, millis(ttl), b.lingerArg)
 	if err != nil {
 		return b.failed(err)
 	}
@@ -281,10 +284,10 @@ func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Durati
 	return nil
 }
 
-// remaining converts a PTTL reply to a lease; -1 (no expiry) and -2 (no
-// key) are unknown. PTTL counts whole milliseconds, so a lease in its last
-// one reads 0: it is reported as a millisecond, since 0 would mean unknown
-// and send a waiter to sleep long past the expiry.
+// remaining converts a script's remaining lease in ms to a lease. A
+// lease counts whole milliseconds, so one in its last millisecond reads 0:
+// it is reported as a millisecond, since 0 would mean unknown and send a
+// waiter to sleep long past the expiry; a negative one is unknown.
 func remaining(pttl int64) time.Duration {
 	if pttl < 0 {
 		return 0

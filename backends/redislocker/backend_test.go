@@ -2,7 +2,6 @@ package redislocker_test
 
 import (
 	"context"
-	"strconv"
 	"testing"
 	"time"
 
@@ -95,9 +94,10 @@ func TestPrefixesAreSeparateNamespaces(t *testing.T) {
 	assert.EqualValues(t, 2, n)
 }
 
-// TestStoredAsRedisson checks the data model: one hash field, owner →
-// hold count, with the lease as the hash's expiry.
-func TestStoredAsRedisson(t *testing.T) {
+// TestStoredAsOneHash checks the data model: one hash field holds the
+// holder, its hold count, the lease's end and the fencing counter, and the
+// hash outlives the lease by the counter linger.
+func TestStoredAsOneHash(t *testing.T) {
 	srv := redistest.Start(t)
 	ctx := context.Background()
 	b := newBackend(t, srv.Addr())
@@ -106,15 +106,20 @@ func TestStoredAsRedisson(t *testing.T) {
 		_, err := b.TryLock(ctx, driver.Request{Key: "model", Owner: o, TTL: 30 * time.Second})
 		require.NoError(t, err)
 	}
-	fields, err := srv.Do("HGETALL", "distlock:{model}")
-	require.NoError(t, err)
-	assert.Equal(t, []any{o, "2"}, fields)
-	ttl, err := srv.Do("PTTL", "distlock:{model}")
-	require.NoError(t, err)
-	assert.InDelta(t, 30000, ttl, 1000)
 	st, err := b.Inspect(ctx, "model")
 	require.NoError(t, err)
-	token, err := srv.Do("GET", "distlock:{model}:fence")
+	fields, err := srv.Do("HKEYS", "distlock:{model}")
 	require.NoError(t, err)
-	assert.Equal(t, strconv.FormatUint(st.Token, 10), token, "the fencing counter holds the current token")
+	assert.Equal(t, []any{"s"}, fields, "one field")
+	s, ok := readState(t, srv, "distlock:{model}")
+	require.True(t, ok)
+	assert.Equal(t, o, s.Owner)
+	assert.EqualValues(t, 2, s.Holds)
+	assert.EqualValues(t, st.Token, s.Token, "the fencing counter holds the current token")
+	assert.Greater(t, s.Expiry-s.End, float64(redislocker.DefaultFenceLinger/time.Millisecond)-1, "the hash's expiry, in its state")
+	assert.InDelta(t, 30*time.Second, st.Remaining, float64(time.Second))
+	ttl, err := srv.Do("PTTL", "distlock:{model}")
+	require.NoError(t, err)
+	assert.Greater(t, time.Duration(ttl.(int64))*time.Millisecond, 30*time.Second+redislocker.DefaultFenceLinger-time.Second,
+		"the hash lingers past the lease")
 }

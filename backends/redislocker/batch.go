@@ -30,7 +30,7 @@ func (b *Backend) ExpireBatch(ctx context.Context, renewals []driver.Renewal) []
 		head:   []any{millis(b.cfg.fenceLinger)},
 		keys: func(key string) ([]any, int) {
 			k := b.keys(key)
-			return k.pair, k.slot
+			return k.held, k.slot
 		},
 	})
 }

@@ -4,11 +4,14 @@
 //
 // # Data model
 //
-// A lock named name is a hash "prefix:{name}" whose one field maps the
-// owner to its hold count, as Redisson stores it, with the lease as the
-// hash's expiry. Beside it live "prefix:{name}:fence", the last fencing
-// token handed out, and the channel "prefix:{name}:released", which gets a
-// message at every release. The name inside the braces is escaped (bytes
+// A lock named name is a hash "prefix:{name}" with one field, "s", that
+// packs the lock's state (see scripts.go): the holder and its hold count,
+// when the lease ends by the server's clock, the last fencing token handed
+// out, and when the hash expires. The hash outlives the lease by the fence
+// linger (WithFenceLinger), so it keeps the fencing counter between holds;
+// a lease ends when the server's clock passes it, as Redis ends a key's
+// expiry, and the next script to look finds the lock free. The channel
+// "prefix:{name}:released" gets a message at every release. The name inside the braces is escaped (bytes
 // outside printable ASCII, '{', '}' and '%' become %XX), so any name makes a
 // well-formed hash tag, different names never share keys, and a Cluster
 // keeps a lock's keys and channel in one slot. A key "prefix:booted" (on a

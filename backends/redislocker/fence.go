@@ -2,6 +2,7 @@ package redislocker
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 
 	"github.com/distlock/distlock/driver"
@@ -12,19 +13,19 @@ import (
 
 var _ driver.Fencer = (*Backend)(nil)
 
-// fenceSrc: KEYS lock, fence; ARGV owner, token (decimal string), counter
-// linger ms. Raises the fencing counter, which is also the token of the
-// present hold, to the token if the owner holds the lock. Returns 1, or 0
-// when the owner does not hold it. A counter it sets expires the linger
-// after the lock's lease, as the other scripts keep it (see scripts.go).
+// fenceSrc: KEYS lock; ARGV owner, token (decimal string), counter linger
+// ms. Raises the fencing counter, which is also the token of the present
+// hold, to the token if the owner holds the lock. Returns 1, or 0 when the
+// owner does not hold it. The counter is part of the lock's state, which
+// outlives the lease by the linger (see scripts.go).
 const fenceSrc = `
-local lock, fence = KEYS[1], KEYS[2]
-if redis.call('HEXISTS', lock, ARGV[1]) == 0 then return 0 end
-local have = tonumber(redis.call('GET', fence))
-if not have or have < tonumber(ARGV[2]) then
-	local keep = math.max(redis.call('PTTL', lock), 0) + tonumber(ARGV[3])
-	redis.call('SET', fence, ARGV[2], 'PX', keep)
-end
+local lock, linger = KEYS[1], tonumber(ARGV[3])
+` + readLua + `
+if not held or o ~= ARGV[1] then return 0 end
+local token = tonumber(ARGV[2])
+if t >= token then return 1 end
+t = token
+` + saveLua + `
 return 1
 `
 
@@ -32,7 +33,8 @@ var fenceScript = newScript(fenceSrc)
 
 // Fence implements driver.Fencer: it raises the fencing counter of key,
 // which is the token of the present hold, to at least token, if owner holds
-// key. It returns ErrNotHeld, changing nothing, otherwise.
+// key. It returns ErrNotHeld, changing nothing, otherwise, and ErrInvalid
+// for a token above 2^53, which the scripts' numbers cannot count exactly.
 func (b *Backend) Fence(ctx context.Context, key, owner string, token uint64) error {
 	if err := driver.CheckOwner(key, owner); err != nil {
 		return err
@@ -40,12 +42,15 @@ func (b *Backend) Fence(ctx context.Context, key, owner string, token uint64) er
 	if token == 0 {
 		return driver.Invalid("zero fencing token")
 	}
+	if token > maxFloor {
+		return fmt.Errorf("redislocker: %w: fencing token %d above %d", driver.ErrInvalid, token, uint64(maxFloor))
+	}
 	if err := b.guard.Enter(); err != nil {
 		return err
 	}
 	defer b.guard.Exit()
 	k := b.keys(key)
-	reply, err := fenceScript.run(ctx, b.client, k.pair, owner, strconv.FormatUint(token, 10), b.lingerArg)
+	reply, err := fenceScript.run(ctx, b.client, k.held, owner, strconv.FormatUint(token, 10), b.lingerArg)
 	if err != nil {
 		return b.failed(err)
 	}

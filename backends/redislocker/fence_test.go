@@ -27,6 +27,7 @@ func TestFence(t *testing.T) {
 	assert.ErrorIs(t, b.Fence(ctx, "k", "other", raised), locker.ErrNotHeld, "a non-holder's fence")
 	assert.ErrorIs(t, b.Fence(ctx, "free", "o", raised), locker.ErrNotHeld, "fencing a free key")
 	assert.ErrorIs(t, b.Fence(ctx, "k", "o", 0), locker.ErrInvalid)
+	assert.ErrorIs(t, b.Fence(ctx, "k", "o", 1<<53+1), locker.ErrInvalid, "a token the scripts cannot count exactly")
 	require.NoError(t, b.Fence(ctx, "k", "o", raised))
 	require.NoError(t, b.Fence(ctx, "k", "o", g.Token), "a lower token leaves the counter alone")
 

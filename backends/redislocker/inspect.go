@@ -20,7 +20,7 @@ func (b *Backend) Inspect(ctx context.Context, key string) (driver.State, error)
 	}
 	defer b.guard.Exit()
 	k := b.keys(key)
-	reply, err := inspectScript.run(ctx, b.client, k.pair)
+	reply, err := inspectScript.run(ctx, b.client, k.held)
 	if err != nil {
 		return driver.State{}, b.failed(err)
 	}
@@ -50,7 +50,7 @@ func parseState(reply any) (driver.State, error) {
 	return driver.State{Held: true, Owner: owner, Holds: int(holds), Remaining: remaining(pttl), Token: token}, nil
 }
 
-// ForceUnlock implements driver.ForceUnlocker: it deletes the lock
+// ForceUnlock implements driver.ForceUnlocker: it releases the lock
 // whoever holds it, hands it to the first waiter in its queue, if any, and
 // publishes the release.
 func (b *Backend) ForceUnlock(ctx context.Context, key string) (bool, error) {

@@ -7,12 +7,11 @@ import (
 	"sync/atomic"
 )
 
-// keys are the Redis names of one lock. The first three carry the same
-// hash tag, {escaped name}, so a Cluster keeps them in one slot and one
-// script may touch them all; the marker is in that slot too.
+// keys are the Redis names of one lock. They carry the same hash tag,
+// {escaped name}, so a Cluster keeps them in one slot and one script may
+// touch them all; the marker is in that slot too.
 type keys struct {
-	lock    string // hash: owner → hold count
-	fence   string // string: the last fencing token handed out
+	lock    string // hash: the holder, its hold count and lease, the counter (see scripts.go)
 	channel string // (shard) channel: a message at every release; queueLua names it too
 	turns   string // prefix of the channel that tells an owner its turn; likewise
 	queue   string // list: the owners waiting, in order of arrival
@@ -22,9 +21,9 @@ type keys struct {
 
 	// The KEYS of the scripts, boxed once: go-redis takes a command's
 	// arguments as []any, and boxing a string allocates, on every call.
-	tried  []any // lock, fence, marker, queue, waiters: the trylock script
-	queued []any // lock, fence, queue, waiters: scripts that may hand off
-	pair   []any // lock, fence: the rest
+	tried  []any // lock, queue, waiters, marker: the trylock script
+	queued []any // lock, queue, waiters: scripts that may hand off
+	held   []any // lock: the rest
 }
 
 // keysFor returns the names of lock name under prefix. On a Cluster the
@@ -40,10 +39,10 @@ func keysFor(prefix, name string, cluster bool) keys {
 		sep = ""
 	}
 	var b strings.Builder
-	b.Grow(7 * (len(prefix) + len(tag) + 16))
-	var ends [7]int
+	b.Grow(6 * (len(prefix) + len(tag) + 16))
+	var ends [6]int
 	// The lock's own names: "prefix:{tag}", then the same with a suffix.
-	for i, suffix := range [...]string{"", ":fence", ":released", ":turn:", ":queue", ":waiting"} {
+	for i, suffix := range [...]string{"", ":released", ":turn:", ":queue", ":waiting"} {
 		for _, part := range [...]string{prefix, sep, "{", tag, "}", suffix} {
 			b.WriteString(part)
 		}
@@ -58,7 +57,7 @@ func keysFor(prefix, name string, cluster bool) keys {
 		}
 	}
 	b.WriteString(":booted")
-	ends[6] = b.Len()
+	ends[5] = b.Len()
 	all := b.String()
 	var names [len(ends)]string
 	from := 0
@@ -66,13 +65,12 @@ func keysFor(prefix, name string, cluster bool) keys {
 		names[i], from = all[from:to], to
 	}
 	k := keys{
-		lock: names[0], fence: names[1], channel: names[2], turns: names[3],
-		queue: names[4], waiters: names[5], marker: names[6], slot: slot,
+		lock: names[0], channel: names[1], turns: names[2],
+		queue: names[3], waiters: names[4], marker: names[5], slot: slot,
 	}
-	k.tried = []any{k.lock, k.fence, k.marker, k.queue, k.waiters}
-	k.queued = k.tried[:2:2]
-	k.queued = append(k.queued, k.queue, k.waiters)
-	k.pair = k.tried[:2:2]
+	k.tried = []any{k.lock, k.queue, k.waiters, k.marker}
+	k.queued = k.tried[:3:3]
+	k.held = k.tried[:1:1]
 	return k
 }
 

@@ -49,7 +49,6 @@ func TestKeysShareOneHashTag(t *testing.T) {
 		k := keysFor("app", name, false)
 		tag := "{" + escapeName(name) + "}"
 		assert.Equal(t, "app:"+tag, k.lock)
-		assert.Equal(t, "app:"+tag+":fence", k.fence)
 		assert.Equal(t, "app:"+tag+":released", k.channel)
 		assert.Equal(t, "app:booted", k.marker)
 	}
@@ -82,7 +81,7 @@ func TestSlotsMatchTheCluster(t *testing.T) {
 	node := cluster.Servers()[0]
 	for _, name := range oddNames {
 		k := keysFor(DefaultPrefix, name, true)
-		for _, key := range []string{k.lock, k.fence, k.channel, k.marker} {
+		for _, key := range []string{k.lock, k.channel, k.queue, k.waiters, k.marker} {
 			slot, err := node.Do("CLUSTER", "KEYSLOT", key)
 			require.NoError(t, err)
 			assert.EqualValues(t, k.slot, slot, "name %q, key %q", name, key)
@@ -107,7 +106,7 @@ func TestKeyCacheIsBoundedAndRight(t *testing.T) {
 		t.Fatalf("%d names kept, more than %d", n, keyCacheLimit)
 	}
 	k := c.get("a", build)
-	if k.lock != "p:{a}" || len(k.tried) != 5 || k.tried[0] != "p:{a}" || k.queued[2] != k.queue || k.pair[1] != k.fence {
+	if k.lock != "p:{a}" || len(k.tried) != 4 || k.tried[0] != "p:{a}" || k.queued[1] != k.queue || k.held[0] != k.lock {
 		t.Fatalf("keys of a after the cache was cleared: %+v", *k)
 	}
 }

@@ -14,9 +14,9 @@ import (
 	"github.com/distlock/distlock/locker"
 )
 
-// TestCounterOutlivesTheLockByTheLinger: the fencing counter's expiry is set
-// with every lease, to the lease plus the linger, so a release or a lapsed
-// lease leaves the counter at least the linger.
+// TestCounterOutlivesTheLockByTheLinger: the lock hash, which keeps the
+// fencing counter, expires at least the linger after every lease, so a
+// release or a lapsed lease leaves the counter at least the linger.
 func TestCounterOutlivesTheLockByTheLinger(t *testing.T) {
 	ctx := context.Background()
 	srv := redistest.Start(t)
@@ -25,7 +25,7 @@ func TestCounterOutlivesTheLockByTheLinger(t *testing.T) {
 	defer b.Close()
 	k := b.keys("k")
 	counterTTL := func() time.Duration {
-		reply, err := srv.Do("PTTL", k.fence)
+		reply, err := srv.Do("PTTL", k.lock)
 		require.NoError(t, err)
 		return time.Duration(reply.(int64)) * time.Millisecond
 	}
@@ -49,4 +49,39 @@ func TestCounterOutlivesTheLockByTheLinger(t *testing.T) {
 	g2, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: locker.NewOwner(), TTL: time.Second})
 	require.NoError(t, err)
 	assert.Greater(t, g2.Token, g.Token, "tokens keep rising")
+}
+
+// TestPersistedLockKeepsItsLease: the scripts read the clock from the lock
+// hash's expiry; a hash someone made persistent has none, and its lease
+// must still hold (by TIME), and the next acquisition sets the expiry again.
+func TestPersistedLockKeepsItsLease(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t)
+	b, err := New(redis.NewClient(&redis.Options{Addr: srv.Addr()}), WithOwnedClient(), WithFenceLinger(2*time.Second))
+	require.NoError(t, err)
+	defer b.Close()
+	k := b.keys("k")
+	g, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
+	require.NoError(t, err)
+	require.True(t, g.Acquired)
+	_, err = srv.Do("PERSIST", k.lock)
+	require.NoError(t, err)
+
+	other, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "p", TTL: time.Minute})
+	require.NoError(t, err)
+	assert.False(t, other.Acquired, "the lease still holds")
+	assert.Greater(t, other.Remaining, 50*time.Second)
+	st, err := b.Inspect(ctx, "k")
+	require.NoError(t, err)
+	assert.True(t, st.Held)
+	assert.Equal(t, "o", st.Owner)
+	require.NoError(t, b.Unlock(ctx, "k", "o"))
+
+	again, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "p", TTL: time.Second})
+	require.NoError(t, err)
+	require.True(t, again.Acquired)
+	assert.Greater(t, again.Token, g.Token)
+	reply, err := srv.Do("PTTL", k.lock)
+	require.NoError(t, err)
+	assert.Greater(t, reply.(int64), int64(2000), "the acquisition set the expiry again: the lease and the linger")
 }

@@ -87,7 +87,7 @@ func TestOpen(t *testing.T) {
 			o := locker.NewOwner()
 			_, err := b.TryLock(ctx, driver.Request{Key: "lingering", Owner: o, TTL: time.Second})
 			require.NoError(t, err)
-			ttl, err := srv.Do("PTTL", "distlock:{lingering}:fence")
+			ttl, err := srv.Do("PTTL", "distlock:{lingering}")
 			require.NoError(t, err)
 			assert.Greater(t, ttl.(int64), int64(time.Hour/time.Millisecond))
 			require.NoError(t, b.Unlock(ctx, "lingering", o))

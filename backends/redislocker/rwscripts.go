@@ -39,7 +39,7 @@ const rwHeadLua = `
 local H, L, M = KEYS[1], KEYS[2], KEYS[3]
 local owner = ARGV[1]
 local ttl, linger = tonumber(ARGV[2]), tonumber(ARGV[3])
-` + sharedTimeLua
+` + timeLua
 
 // rwReadLockSrc: see rwHeadLua for KEYS and ARGV. Returns, as the mutex's
 // trylock, {acquired 0|1, holds, token, remaining ms when refused, uptime
@@ -66,7 +66,7 @@ if holds then
 	holds = holds + 1
 else
 	holds = 1
-` + sharedBootLua + `
+` + bootLua + `
 end
 local exp = ms + ttl
 local X = math.max(x, exp)
@@ -110,7 +110,7 @@ if not fresh and (f[5] or f[9] or q == 0 or redis.call('ZCARD', L) > q) then
 	return {0, 0, 0, left, -1}
 end
 local up = -1
-` + sharedBootLua + `
+` + bootLua + `
 local token = math.max(t + 1, us, floor)
 if q > 0 and redis.call('ZREM', L, 'q' .. owner) == 1 then
 	q = q - 1

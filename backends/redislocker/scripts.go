@@ -9,47 +9,161 @@ import (
 )
 
 // Every operation is one Lua script, so each runs atomically on the server
-// and compares the owner there. KEYS[1] is the lock hash, KEYS[2] the
-// fencing counter; both share the lock's hash tag. The lock hash has one
-// field, holder -> hold count. The scripts make as few redis.calls as they
-// can, and do the least on the path taken most, an uncontended
-// acquisition and release (ten calls in all): that path comes first in
-// each script and returns before anything the rarer paths need is built
-// (the queue's functions are closures, made afresh on every run that
-// reaches them; so are the strings of the channel names). Arguments are
-// passed as strings where a command takes them (a Lua number handed to
-// redis.call is formatted on every call). The scripts that read TIME and
-// then write first ask for effects replication (redis.replicate_commands):
-// servers before Redis 5 replicate a script verbatim otherwise, and refuse
-// its writes after a non-deterministic command; later ones always do.
+// and compares the owner there. A lock is one hash, KEYS[1]
+// ("prefix:{name}"), with one field, s, that packs the lock's state as
+// struct.pack(stateFormat, e, n, t, x, b, q, #o, o):
 //
-// Fencing tokens: a free-to-held transition sets the counter to
-// max(counter+1, server time in microseconds, the caller's floor). When the counter is missing
-// (a restart without persistence, a failover to a replica that missed it,
-// or a lock unused for longer than the counter lingers), the token still
-// exceeds every token handed out before, as long as the server's clock does
-// not step back. Tokens stay below 2^53, which Lua's numbers (doubles) and
-// redis.call's formatting of them ("%.17g") keep exact; the scripts return
-// them as integers or the counter's own string.
+//   - o, the holder ("" when free), and n, its hold count (0: a grant to a
+//     waiter, not yet claimed, see queueLua);
+//   - e, when the lease ends, in server ms: the lock is held while o is
+//     set and e has not passed. A lease is live through the millisecond
+//     it ends in, as a Redis key is, so it never ends before its length
+//     has passed since the attempt began;
+//   - t, the last fencing token handed out (the counter);
+//   - x, the hash's own expiry, in server ms;
+//   - b, the server's boot time in µs, from the uptime marker (see
+//     tryLockSrc), kept so that an acquisition reads it with the rest: a
+//     restart without persistence loses the hash with the marker, so the
+//     copy holds as long as the hash; -1 when the marker said the uptime
+//     is unknown, or the hash is new;
+//   - q, 1 while the wait queue may have entries: an attempt that joins the
+//     queue sets it and a hand-off that finds the queue empty clears it, so
+//     that the path taken most need not look at the queue.
 //
-// Counter linger: every script that sets the lock's lease to ttl also sets
-// the counter's to ttl + linger, in the same script (so against the same
-// clock), and no script lengthens the lock otherwise. So while the lock
-// exists the counter outlives it by at least the linger, and a release
-// (Unlock, ForceUnlock) or the lease running out leaves the counter at
-// least the linger: the release need not touch the counter. (The linger is
-// that of the last backend to set the lease.) An acquisition writes the
-// counter anyway, for its new token, and its expiry rides in the same SET:
-// leaving it out (KEEPTTL) would save no call, only the update of the
-// expiry, and knowing when that is safe would take a PTTL, a call of its
-// own, or a second record of the expiry that every script keeps in step.
+// One packed field, not a field per number: a script pays for each
+// element of a reply and each number it parses or formats (a fencing
+// token is sixteen digits), and the field-per-number layout, seven
+// redis.calls per cycle, cost more on the server than the ten calls of
+// separate lock and counter keys did (callgrind); the numbers are doubles
+// in the field, read and written without conversion. A hash, not a string
+// key: HSET of a small hash costs less than SET with KEEPTTL.
+//
+// Nothing expires a lease but the clock: every script reads the server's
+// clock first (readLua), as the shared locks do (sharedlua.go). The hash outlives the lease by the
+// counter linger: whenever a lease would end less than the linger before
+// x, x moves to the lease's end plus nine eighths of the linger
+// (PEXPIREAT), so that most acquisitions and renewals leave the key's
+// expiry alone, and a release or a lease that runs out leaves the counter
+// at least the linger. (The linger is that of the last backend to move x.)
+//
+// The path taken most, an uncontended acquisition and release, makes seven
+// redis.calls: HGET, PTTL, HSET; HGET, PTTL, HSET, PUBLISH. It, a re-entry
+// and a refusal without patience come first and return before anything
+// the rarer paths need is built (the queue's functions are closures, made
+// afresh on every run that reaches them; so are the strings of the channel
+// names). A release always publishes: the watchers of a Notifier (the
+// combinators', and waiters on a store without a queue) are invisible to a
+// script, and asking PUBSUB would cost the call PUBLISH costs. The scripts
+// read the clock and then write, so they first ask for effects replication
+// (redis.replicate_commands, in readLua): servers before Redis 5 replicate
+// a script verbatim otherwise, and refuse its writes after a
+// non-deterministic command; later ones always do.
+//
+// Fencing tokens: a free-to-held transition sets t to max(t+1, server time
+// in microseconds, the caller's floor). When t is missing (a restart
+// without persistence, a failover to a replica that missed it, or a lock
+// unused for longer than the linger), the token still exceeds every token
+// handed out before, as long as the server's clock does not step back.
+// Tokens stay below 2^53 (TryLock's floor and Fence's token are checked),
+// which Lua's numbers (doubles) keep exact; the scripts return them as
+// integers.
+
+// stateFormat is the struct format of the lock hash's field s: e, n, t,
+// x, b, q as little-endian doubles, then the holder, length first.
+const stateFormat = `'<ddddddi4c0'`
+
+// grantFormat is the struct format of the trylock script's reply: five
+// little-endian doubles (see tryLockSrc).
+const grantFormat = `'<ddddd'`
+
+// timeLua reads the server's clock: us and ms since 1970. (Redis 3.2
+// to 4 refuse writes after TIME unless the script replicates its effects,
+// as later versions do by default.)
+const timeLua = `
+if redis.replicate_commands then redis.replicate_commands() end
+local now = redis.call('TIME')
+local us = now[1] * 1000000 + now[2]
+local ms = math.floor(us / 1000)
+`
+
+// stateLua reads the state of the lock hash lock into the locals e, n, t,
+// x, b, q and o, and leaves the field in s.
+const stateLua = `
+local e, n, t, x, b, q, o = -1, 0, 0, 0, -1, 0, ''
+local s = redis.call('HGET', lock, 's')
+if s then e, n, t, x, b, q, o = struct.unpack(` + stateFormat + `, s) end
+`
+
+// heldLua tells whether the lock is held, by the clock ms.
+const heldLua = `
+local held = o ~= '' and e >= ms
+`
+
+// readLua reads the state (stateLua), then the server's clock, us and ms,
+// and tells whether the lock is held. The clock comes from the hash's own
+// expiry when there is one: x less PTTL is the server's time in ms (Redis
+// keeps the expiry PEXPIREAT set, and no script moves it without moving
+// x), and PTTL costs less than TIME and its two numbers to parse. It is
+// exact to the millisecond, all a lease needs; a new token then counts
+// from the start of that millisecond, which keeps it at or below the clock
+// in µs. A hash without an expiry (someone ran PERSIST) tells no time:
+// TIME does, and the next save sets the expiry again. Like TIME, PTTL makes servers before Redis 5 refuse writes
+// unless the script replicates its effects.
+const readLua = `
+if redis.replicate_commands then redis.replicate_commands() end
+` + stateLua + `
+local us, ms
+local pttl = s and redis.call('PTTL', lock)
+if pttl and pttl >= 0 then
+	ms = x - pttl
+	us = ms * 1000
+else
+	local now = redis.call('TIME')
+	us = now[1] * 1000000 + now[2]
+	ms = math.floor(us / 1000)
+	x = 0 -- the next save sets the expiry again
+end
+` + heldLua
+
+// saveLua writes the state back, first moving the hash's expiry x when the
+// lease would end less than the linger before it.
+const saveLua = `
+local keep = x < e + linger
+if keep then x = e + linger + math.floor(linger / 8) end
+redis.call('HSET', lock, 's', struct.pack(` + stateFormat + `, e, n, t, x, b, q, #o, o))
+if keep then redis.call('PEXPIREAT', lock, x) end
+`
+
+// bootLua sets b, the server's boot time, from the marker M when
+// the lock hash did not have it, and up (a local of the caller), the
+// uptime in ms, when known. The marker is the mutexes' (see tryLockSrc):
+// INFO, under redis.pcall, writes it when missing, and a refusal marks it
+// unknown for a minute; b is then -1.
+const bootLua = `
+if not b or b < 0 then
+	local m = redis.call('GET', M)
+	b = tonumber(m)
+	if not b and m ~= 'unknown' then
+		local info = redis.pcall('INFO', 'server')
+		local up = type(info) == 'string' and string.match(info, 'uptime_in_seconds:(%d+)')
+		if up then
+			b = us - up * 1000000
+			redis.call('SET', M, string.format('%.0f', b))
+		else
+			redis.call('SET', M, 'unknown', 'PX', 60000)
+		end
+	end
+	b = b or -1
+end
+if b >= 0 then up = math.max(math.floor((us - b) / 1000), 0) end
+`
 
 // The wait queue (driver.Queuer): KEYS queue (a list of waiting owners, in
 // order of arrival) and waiters (a hash: owner -> struct.pack('<I8I8',
 // the server time in ms when its patience lapses, the lease in ms it asked
 // for)), under the lock's hash tag. Whenever a lock with waiters becomes
 // free, handoff grants it to the first waiter whose patience has not
-// lapsed: the lock hash holds that owner with count 0 (one hold, not yet
+// lapsed: the lock holds that owner with count 0 (one hold, not yet
 // claimed), the lease the waiter asked for, and a new token; the token is
 // the message, on that waiter's turn channel (turns .. owner) instead of
 // the release channel, so it wakes nobody else and the waiter needs no
@@ -59,16 +173,16 @@ import (
 // runs no script: the next trylock on the free lock does the hand-off.
 //
 // The queue keys live as long as the longest patience in them: each join
-// sets both to at least its own. A waiter's entry leaves with it (an
+// sets both to at least its own, and the lock hash to outlive them, so
+// that q is kept while the queue is. A waiter's entry leaves with it (an
 // attempt, a grant, Dequeue, or its patience found lapsed at the head);
-// the list is deleted with its last entry, so EXISTS tells whether anyone
-// may be waiting.
+// the list is deleted with its last entry.
 
 // queueLua is the prelude of the scripts' paths that hand locks off. Its
-// functions use the locals of the script they are part of: lock, fence,
-// queue, waiters, linger, publish. It names the lock's channels as keysFor
-// does. handoff expects the queue to exist (its callers check first, on
-// their fast path).
+// functions use the locals of the script they are part of: lock, queue,
+// waiters, linger, publish, the clock and the state (readLua),
+// which they change for the script to save. It names the lock's channels
+// as keysFor does.
 //
 // The scripts take few arguments: a server that requires a password
 // refuses a command of more than ten elements from an unauthenticated
@@ -77,254 +191,214 @@ import (
 // (TestScriptCallsWithinTenElements checks every single-lock operation).
 const queueLua = `
 local channel, turns = lock .. ':released', lock .. ':turn:'
-local function now()
-	local t = redis.call('TIME')
-	return tonumber(t[1]) * 1000000 + tonumber(t[2])
-end
-local function mint(t, last, keep)
-	local token = t
-	last = tonumber(last)
-	if last and last >= token then token = last + 1 end
-	redis.call('SET', fence, token, 'PX', keep)
-	return token
-end
-local function head(ms)
+local function head()
 	while true do
 		local w = redis.call('LINDEX', queue, 0)
-		if not w then return nil end
-		local e = redis.call('HGET', waiters, w)
-		if e then
-			local d, lease = struct.unpack('<I8I8', e)
+		if not w then
+			q = 0
+			return nil
+		end
+		local p = redis.call('HGET', waiters, w)
+		if p then
+			local d, lease = struct.unpack('<I8I8', p)
 			if d > ms then return w, lease end
 		end
 		redis.call('LPOP', queue)
 		redis.call('HDEL', waiters, w)
 	end
 end
-local function grant(w, lease, t, last)
+local function grant(w, lease)
 	redis.call('LPOP', queue)
 	redis.call('HDEL', waiters, w)
-	local token = mint(t, last, lease + linger)
-	redis.call('HSET', lock, w, 0)
-	redis.call('PEXPIRE', lock, lease)
-	redis.call(publish, turns .. w, token)
+	t = math.max(us, t + 1)
+	o, n, e = w, 0, ms + lease
+	redis.call(publish, turns .. w, t)
 end
 local function handoff()
-	local t = now()
-	local w, lease = head(math.floor(t / 1000))
-	if w then return grant(w, lease, t, redis.call('GET', fence)) end
+	local w, lease = head()
+	if w then return grant(w, lease) end
 	redis.call(publish, channel, 'released')
 end
 `
 
-// releasedLua ends the scripts that free a lock, once they have deleted
-// it: it hands the lock to the first waiter, or, with nobody in line,
-// publishes the release, and returns the script's local reply.
+// releasedLua ends the scripts that free a lock: it takes the holder out
+// of the state, hands the lock to the first waiter, or, with nobody in
+// line, publishes the release, and returns the script's local reply.
 const releasedLua = `
-if redis.call('EXISTS', queue) == 0 then
+o = ''
+if q == 0 then
 	redis.call(publish, lock .. ':released', 'released')
-	return reply
-end
+else
 ` + queueLua + `
-handoff()
+	handoff()
+end
+` + saveLua + `
 return reply
 `
 
-// tryLockSrc: KEYS lock, fence, marker (the uptime marker), queue,
-// waiters; ARGV owner, then the rest packed in one argument (see
-// tryLockArg), as struct.pack('<I8I8I8sss', patience-ms, floor,
-// linger-ms, lease-ms, lease-ms + linger-ms, publish command): a patience
-// of 0 does not join the queue; a new token is at least the floor; the
-// linger is the counter's. Five keys leave room for two arguments within
-// ten elements; a fixed binary layout is read in one C call, cheaper than
-// matching a pattern and than as many plain arguments, and hands the
-// lease and the counter's expiry over as strings, ready for the commands.
-// Returns {acquired 0|1, holds, token, holder's PTTL, uptime ms or -1}.
-// The uptime is reported on free-to-held transitions only.
-//
-// The fast path (no lock, no queue: one EXISTS tells both) takes the lock
-// when the marker is there; every other case (held, re-entered, queued,
-// or the marker to be written) takes the general path below it.
+// acquireLua takes the free lock for owner, with a new token, and returns
+// the trylock script's reply.
+const acquireLua = `
+local up = -1
+` + bootLua + `
+o, n, e, t = owner, 1, ms + ttl, math.max(us, floor, t + 1)
+` + saveLua + `
+return struct.pack(grantf, 1, 1, t, 0, up)
+`
+
+// tryLockSrc: KEYS lock, queue, waiters, marker (the uptime marker); ARGV
+// owner, then the rest packed in one argument (see tryLockArg), as
+// struct.pack('<I8I8I8I8s', patience-ms, floor, linger-ms, lease-ms,
+// publish command): a patience of 0 does not join the queue; a new token
+// is at least the floor; the linger is the counter's. Four keys leave
+// room for two arguments within ten elements; a fixed binary layout is
+// read in one C call, cheaper than matching a pattern and than as many
+// plain arguments. Returns struct.pack(grantFormat, acquired 0|1, holds,
+// token, holder's remaining lease ms, uptime ms or -1): one string, which
+// costs the script less than an array of five. The uptime is reported on
+// free-to-held transitions only.
 //
 // The marker holds the server's boot time in microseconds. It is written
 // from INFO's uptime_in_seconds when missing (after a restart without
 // persistence, which loses it with the locks), so the costly INFO runs once
-// per restart rather than once per acquisition; a server that keeps its
-// data across a restart keeps the marker, and so reports the age of its
-// lock data. INFO is in ACL category @dangerous, which hardened users
-// lack: it runs under redis.pcall, before the script writes anything, and
-// when refused the uptime is unknown (-1) and the marker says "unknown"
-// for a minute, so the refusal is not repeated on every acquisition. The
-// script's other commands are outside @dangerous.
+// per restart rather than once per acquisition, and read only when a lock
+// hash lacks b; a server that keeps its data across a restart keeps the
+// marker, and so reports the age of its lock data. INFO is in ACL
+// category @dangerous, which hardened users lack: it runs under
+// redis.pcall, and when refused the uptime is unknown (-1) and the marker
+// says "unknown" for a minute, so the refusal is not repeated on every
+// acquisition. The script's other commands are outside @dangerous.
 const tryLockSrc = `
-local lock, fence, marker, queue, waiters = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local lock, queue, waiters, M = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local owner = ARGV[1]
-local patience, floor, linger, ttl, keep, publish = struct.unpack('<I8I8I8sss', ARGV[2])
-if redis.replicate_commands then redis.replicate_commands() end
-if redis.call('EXISTS', lock, queue) == 0 then
-	local t = redis.call('TIME')
-	t = t[1] * 1000000 + t[2]
-	local read = redis.call('MGET', fence, marker)
-	local up = -1
-	local booted = tonumber(read[2])
-	if booted then up = math.max(math.floor((t - booted) / 1000), 0) end
-	if booted or read[2] == 'unknown' then
-		local token = math.max(t, floor)
-		local last = tonumber(read[1])
-		if last and last >= token then token = last + 1 end
-		redis.call('SET', fence, token, 'PX', keep)
-		redis.call('HSET', lock, owner, '1')
-		redis.call('PEXPIRE', lock, ttl)
-		return {1, 1, token, 0, up}
-	end
+local patience, floor, linger, ttl, publish = struct.unpack('<I8I8I8I8s', ARGV[2])
+local grantf = ` + grantFormat + `
+` + readLua + `
+if held and o == owner then
+	n = n + 1
+	if n == 1 and patience == 0 then n = 2 end -- a grant re-entered, claimed with it
+	e = ms + ttl
+` + saveLua + `
+	return struct.pack(grantf, 1, n, t, 0, -1)
+end
+if held and patience == 0 then return struct.pack(grantf, 0, 0, 0, e - ms, -1) end
+if not held and q == 0 then
+` + acquireLua + `
 end
 ` + queueLua + `
-local function uptime(t, booted)
-	if booted == 'unknown' then return -1 end
-	booted = tonumber(booted)
-	if not booted then
-		local info = redis.pcall('INFO', 'server')
-		local up = type(info) == 'string' and string.match(info, 'uptime_in_seconds:(%d+)')
-		if not up then
-			redis.call('SET', marker, 'unknown', 'PX', 60000)
-			return -1
+local function refused(changed)
+	local left, token = e - ms, 0
+	if patience > 0 then
+		if redis.call('HSET', waiters, owner, struct.pack('<I8I8', ms + patience, ttl)) == 1 then
+			redis.call('RPUSH', queue, owner)
 		end
-		booted = t - tonumber(up) * 1000000
-		redis.call('SET', marker, booted)
+		local life = math.max(redis.call('PTTL', queue), patience)
+		redis.call('PEXPIRE', queue, life)
+		redis.call('PEXPIRE', waiters, life)
+		if x < ms + life then
+			x = ms + life + linger
+			redis.call('PEXPIREAT', lock, x)
+			changed = true
+		end
+		changed = changed or q == 0
+		q, token = 1, t
 	end
-	return math.max(math.floor((t - booted) / 1000), 0)
+	if changed then
+` + saveLua + `
+	end
+	return struct.pack(grantf, 0, 0, token, left, -1)
 end
-local function refused(t)
-	if patience == 0 then return {0, 0, 0, redis.call('PTTL', lock), -1} end
-	local ms = math.floor((t or now()) / 1000)
-	if redis.call('HSET', waiters, owner, struct.pack('<I8I8', ms + patience, tonumber(ttl))) == 1 then
-		redis.call('RPUSH', queue, owner)
-	end
-	local life = math.max(redis.call('PTTL', queue), patience)
-	redis.call('PEXPIRE', queue, life)
-	redis.call('PEXPIRE', waiters, life)
-	return {0, 0, redis.call('GET', fence) or 0, redis.call('PTTL', lock), -1}
-end
-local held = redis.call('HGETALL', lock)
-if held[1] == owner and #held == 2 then
-	local holds
-	if held[2] ~= '0' then
-		holds = redis.call('HINCRBY', lock, owner, 1)
-	elseif patience > 0 then
-		holds = 1 -- the waiter claims its grant
-	else
-		holds = 2 -- re-entry of a grant, claimed with it
-	end
-	if held[2] == '0' then redis.call('HSET', lock, owner, holds) end
-	redis.call('PEXPIRE', lock, ttl)
-	local token = redis.call('GET', fence)
-	if token then
-		redis.call('PEXPIRE', fence, keep)
-	else
-		token = mint(math.max(now(), floor), nil, keep)
-	end
-	return {1, holds, token, 0, -1}
-end
-if #held > 0 then return refused(nil) end
-local t = now()
-local read = redis.call('MGET', fence, marker)
-local w, lease = head(math.floor(t / 1000))
+if held then return refused(false) end
+local w, lease = head()
 if w and w ~= owner then
-	grant(w, lease, t, read[1])
-	return refused(t)
+	grant(w, lease)
+	return refused(true)
 end
-local up = uptime(t, read[2])
 if w then
 	redis.call('LPOP', queue)
 	redis.call('HDEL', waiters, w)
 end
-local token = mint(math.max(t, floor), read[1], keep)
-redis.call('HSET', lock, owner, '1')
-redis.call('PEXPIRE', lock, ttl)
-return {1, 1, token, 0, up}
-`
+` + acquireLua
 
-// unlockSrc: KEYS lock, fence, queue, waiters; ARGV owner, publish
-// command, counter linger ms. Returns -1 when owner does not hold the lock,
-// else the holds left. The final release (count 1, or 0: a grant) hands
-// the lock off, or leaves the counter alone: its expiry, set with the
-// lease, already runs the linger past the lease. The hold count is
-// compared as the string HGET returns.
+// unlockSrc: KEYS lock, queue, waiters; ARGV owner, publish command,
+// counter linger ms. Returns -1 when owner does not hold the lock, else
+// the holds left. The final release (count 1, or 0: a grant) hands the
+// lock off, or leaves the counter to linger.
 const unlockSrc = `
-local lock, fence, queue, waiters = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local owner, publish = ARGV[1], ARGV[2]
-if redis.replicate_commands then redis.replicate_commands() end
-local holds = redis.call('HGET', lock, owner)
-if not holds then return -1 end
-if holds ~= '1' and holds ~= '0' then return redis.call('HINCRBY', lock, owner, -1) end
-redis.call('DEL', lock)
-local linger, reply = ARGV[3], 0 -- a string: Lua's arithmetic converts it, in the hand-off only
+local lock, queue, waiters = KEYS[1], KEYS[2], KEYS[3]
+local owner, publish, linger = ARGV[1], ARGV[2], tonumber(ARGV[3])
+` + readLua + `
+if not held or o ~= owner then return -1 end
+if n > 1 then
+	n = n - 1
+` + saveLua + `
+	return n
+end
+local reply = 0
 ` + releasedLua
 
-// dequeueSrc: KEYS lock, fence, queue, waiters; ARGV owner, publish
-// command, counter linger ms. Takes owner out of the queue and gives back
-// a grant of the lock to owner that it has not claimed. Returns 1 when it
-// gave one back, else 0.
+// dequeueSrc: KEYS lock, queue, waiters; ARGV owner, publish command,
+// counter linger ms. Takes owner out of the queue and gives back a grant
+// of the lock to owner that it has not claimed. Returns 1 when it gave one
+// back, else 0.
 const dequeueSrc = `
-local lock, fence, queue, waiters = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local lock, queue, waiters = KEYS[1], KEYS[2], KEYS[3]
 local owner, publish, linger = ARGV[1], ARGV[2], tonumber(ARGV[3])
-if redis.replicate_commands then redis.replicate_commands() end
+` + readLua + `
 if redis.call('HDEL', waiters, owner) == 1 then
 	redis.call('LREM', queue, 1, owner)
 end
-if redis.call('HGET', lock, owner) ~= '0' then return 0 end
-redis.call('DEL', lock)
+if not held or o ~= owner or n ~= 0 then return 0 end
 local reply = 1
 ` + releasedLua
 
-// expireSrc: ARGV owner, lease ms, counter linger ms. Returns 1 when the
-// lease was reset, 0 when owner does not hold the lock.
+// expireSrc: KEYS lock; ARGV owner, lease ms, counter linger ms. Returns 1
+// when the lease was reset, 0 when owner does not hold the lock.
 const expireSrc = `
-local lock, fence = KEYS[1], KEYS[2]
-if redis.call('HEXISTS', lock, ARGV[1]) == 0 then return 0 end
-local ttl = tonumber(ARGV[2])
-redis.call('PEXPIRE', lock, ttl)
-redis.call('PEXPIRE', fence, ttl + tonumber(ARGV[3]))
+local lock, owner, linger = KEYS[1], ARGV[1], tonumber(ARGV[3])
+` + readLua + `
+if not held or o ~= owner then return 0 end
+e = ms + ARGV[2]
+` + saveLua + `
 return 1
 `
 
-// expireBatchSrc: KEYS lock1, fence1, lock2, fence2, ...; ARGV counter
-// linger ms, then owner and lease ms for each lock. Returns 1 or 0 per
-// lock, as expireSrc.
+// expireBatchSrc: KEYS lock1, lock2, ...; ARGV counter linger ms, then
+// owner and lease ms for each lock. Returns 1 or 0 per lock, as expireSrc.
 const expireBatchSrc = `
 local linger = tonumber(ARGV[1])
+` + timeLua + `
 local out = {}
-for i = 1, #KEYS, 2 do
-	local owner, ttl = ARGV[i + 1], tonumber(ARGV[i + 2])
-	if redis.call('HEXISTS', KEYS[i], owner) == 1 then
-		redis.call('PEXPIRE', KEYS[i], ttl)
-		redis.call('PEXPIRE', KEYS[i + 1], ttl + linger)
-		out[#out + 1] = 1
-	else
-		out[#out + 1] = 0
+for i = 1, #KEYS do
+	local lock, owner = KEYS[i], ARGV[2 * i]
+` + stateLua + heldLua + `
+	out[i] = 0
+	if held and o == owner then
+		e = ms + ARGV[2 * i + 1]
+` + saveLua + `
+		out[i] = 1
 	end
 end
 return out
 `
 
-// inspectSrc returns {held 0|1, owner, holds, PTTL, token (string)}. A
-// grant (count 0) is one hold.
+// inspectSrc: KEYS lock. Returns {held 0|1, owner, holds, remaining lease
+// ms, token}. A grant (count 0) is one hold.
 const inspectSrc = `
-local fields = redis.call('HGETALL', KEYS[1])
-local token = redis.call('GET', KEYS[2]) or '0'
-if #fields == 0 then return {0, '', 0, 0, token} end
-return {1, fields[1], math.max(tonumber(fields[2]), 1), redis.call('PTTL', KEYS[1]), token}
+local lock = KEYS[1]
+` + readLua + `
+if not held then return {0, '', 0, 0, t} end
+return {1, o, math.max(n, 1), e - ms, t}
 `
 
-// forceUnlockSrc: KEYS lock, fence, queue, waiters; ARGV publish command,
-// counter linger ms. Returns 1 when a
-// lock was deleted, else 0. Like unlockSrc it hands the lock off or leaves
-// the counter to linger.
+// forceUnlockSrc: KEYS lock, queue, waiters; ARGV publish command,
+// counter linger ms. Returns 1 when the lock was held, else 0. Like
+// unlockSrc it hands the lock off or leaves the counter to linger.
 const forceUnlockSrc = `
-local lock, fence, queue, waiters = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local lock, queue, waiters = KEYS[1], KEYS[2], KEYS[3]
 local publish, linger = ARGV[1], tonumber(ARGV[2])
-if redis.replicate_commands then redis.replicate_commands() end
-if redis.call('DEL', lock) == 0 then return 0 end
+` + readLua + `
+if not held then return 0 end
 local reply = 1
 ` + releasedLua
 

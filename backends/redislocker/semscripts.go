@@ -45,7 +45,7 @@ local H, L, Q, M = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local owner = ARGV[1]
 local ttl, linger, patience, floor = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local limit, permits = tonumber(ARGV[6]), tonumber(ARGV[7])
-` + sharedTimeLua + semLua.preludeLua(`redis.call('HMGET', H, 'x', 't', 'e', 'b', 'l', 'u', 'q', 'a', 'h' .. owner, 'p' .. owner, 'k' .. owner)`) + `
+` + timeLua + semLua.preludeLua(`redis.call('HMGET', H, 'x', 't', 'e', 'b', 'l', 'u', 'q', 'a', 'h' .. owner, 'p' .. owner, 'k' .. owner)`) + `
 if not fresh and tonumber(f[5]) ~= limit then return {-1, tonumber(f[5])} end
 local exp = ms + ttl
 local X = math.max(x, exp)
@@ -58,7 +58,7 @@ end
 local used, q = tonumber(f[6]) or 0, tonumber(f[7]) or 0
 if (q == 0 or redis.call('ZRANGE', Q, 0, 0)[1] == owner) and limit - used >= permits then
 	local up = -1
-` + sharedBootLua + `
+` + bootLua + `
 	local token = math.max(t + 1, us, floor)
 	if q > 0 then
 		redis.call('ZREM', Q, owner)

@@ -2,6 +2,7 @@ package redislocker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -140,7 +141,29 @@ func (v *view) parseGrant(reply any) (driver.Grant, error) {
 			return driver.Grant{}, driver.Invalid(fmt.Sprintf("a hold of %d permits asked of an owner holding %d", v.share.Permits, n))
 		}
 	}
-	return parseGrant(reply)
+	return parseGrantArray(reply)
+}
+
+// parseGrantArray reads the grant a shared trylock script returns, as an
+// array {acquired 0|1, holds, token, remaining ms when refused, uptime ms
+// or -1}.
+func parseGrantArray(reply any) (driver.Grant, error) {
+	r, err := replyArray(reply, 5)
+	if err != nil {
+		return driver.Grant{}, err
+	}
+	acquired, err1 := replyInt(r[0])
+	holds, err2 := replyInt(r[1])
+	token, err3 := replyToken(r[2])
+	left, err4 := replyInt(r[3])
+	up, err5 := replyInt(r[4])
+	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
+		return driver.Grant{}, fmt.Errorf("malformed script reply %v: %w", reply, err)
+	}
+	if acquired != 1 {
+		return driver.Grant{Remaining: remaining(left), Token: token, Uptime: uptime(up)}, nil
+	}
+	return driver.Grant{Acquired: true, Holds: int(holds), Token: token, Uptime: uptime(up)}, nil
 }
 
 // Unlock implements driver.Backend: it drops one of owner's holds in the

@@ -4,8 +4,8 @@ package redislocker
 // a semaphore. They follow the mutex of the same name, "prefix:{name}",
 // with the kind after the tag ("prefix:{name}:rw", "prefix:{name}:sem"), so
 // that they share its hash tag, and so its Cluster slot and uptime marker,
-// but never a key or a channel: a mutex's names end in "}", ":fence",
-// ":queue", ":waiting", ":released" or ":turn:" and an owner.
+// but never a key or a channel: a mutex's names end in "}", ":queue",
+// ":waiting", ":released" or ":turn:" and an owner.
 type sharedKeys struct {
 	lock    string // hash: the counter, the holds and what they need (see sharedlua.go)
 	channel string // (shard) channel: a message when a hold ends or a waiter leaves

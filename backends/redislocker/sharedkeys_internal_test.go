@@ -13,7 +13,7 @@ import (
 // locks'.
 func allNames(prefix, name string, cluster bool) []string {
 	m := keysFor(prefix, name, cluster)
-	names := []string{m.lock, m.fence, m.channel, m.queue, m.waiters, m.turns + "owner"}
+	names := []string{m.lock, m.channel, m.queue, m.waiters, m.turns + "owner"}
 	for _, kind := range []string{rwKind, semKind} {
 		k := sharedKeysFor(prefix, name, kind, cluster)
 		names = append(names, k.channel)

@@ -53,7 +53,7 @@ func TestMutexRWLockAndSemaphoreOfOneName(t *testing.T) {
 		assert.False(t, other.Acquired, "lock %d is held", i)
 	}
 	assert.Equal(t, []string{
-		"ns:booted", "ns:{k}", "ns:{k}:fence",
+		"ns:booted", "ns:{k}",
 		"ns:{k}:rw", "ns:{k}:rw:leases",
 		"ns:{k}:sem", "ns:{k}:sem:leases",
 	}, serverKeys(t, srv, "ns:"))

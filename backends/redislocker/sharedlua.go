@@ -40,44 +40,11 @@ import "strings"
 // mutex's does, so tokens still rise.
 //
 // The scripts make few redis.calls and define no functions: the fragments
-// below are spliced into their text. Each script's comment lists its KEYS
+// below, and timeLua and bootLua, which the mutex's scripts share
+// (scripts.go), are spliced into their text. Each script's comment lists its KEYS
 // and ARGV. Their locals: H, L (and Q) the keys, M the uptime marker, ms
 // and us the server's clock, f the lock hash's fields (x, t, e, b first),
 // x, t, e, b their numbers, X the leases' new expiry.
-
-// sharedTimeLua reads the server's clock: us and ms since 1970. (Redis 3.2
-// to 4 refuse writes after TIME unless the script replicates its effects,
-// as later versions do by default.)
-const sharedTimeLua = `
-if redis.replicate_commands then redis.replicate_commands() end
-local now = redis.call('TIME')
-local us = now[1] * 1000000 + now[2]
-local ms = math.floor(us / 1000)
-`
-
-// sharedBootLua sets b, the server's boot time, from the marker M when
-// the lock hash did not have it, and up (a local of the caller), the
-// uptime in ms, when known. The marker is the mutexes' (see tryLockSrc):
-// INFO, under redis.pcall, writes it when missing, and a refusal marks it
-// unknown for a minute; b is then -1.
-const sharedBootLua = `
-if not b or b < 0 then
-	local m = redis.call('GET', M)
-	b = tonumber(m)
-	if not b and m ~= 'unknown' then
-		local info = redis.pcall('INFO', 'server')
-		local up = type(info) == 'string' and string.match(info, 'uptime_in_seconds:(%d+)')
-		if up then
-			b = us - up * 1000000
-			redis.call('SET', M, string.format('%.0f', b))
-		else
-			redis.call('SET', M, 'unknown', 'PX', 60000)
-		end
-	end
-	b = b or -1
-end
-if b >= 0 then up = math.max(math.floor((us - b) / 1000), 0) end
-`
 
 // sharedKeepLua decides, before the lock hash is written with "x" = X and
 // "e" = e, whether the hash's expiry must move to keep the counter the
@@ -181,7 +148,7 @@ x = x or 0
 func (k sharedLua) unlockSrc() string {
 	return k.keys + `
 local m = ARGV[1] .. ARGV[2]
-` + sharedTimeLua + `
+` + timeLua + `
 local first = redis.call('ZRANGE', L, 0, 1, 'WITHSCORES')
 local sole = first[1] == m and not first[3]
 local s = sole and tonumber(first[2]) or tonumber(redis.call('ZSCORE', L, m))
@@ -203,7 +170,7 @@ return 0
 // every hold, in every mode; waiters keep their places. Returns 1 when
 // there was a hold, else 0.
 func (k sharedLua) forceUnlockSrc() string {
-	return k.keys + sharedTimeLua + `
+	return k.keys + timeLua + `
 local x = tonumber(redis.call('HGET', H, 'x'))
 if not x or x < ms then return 0 end
 ` + k.cleanupLua() + `
@@ -245,7 +212,7 @@ return 1
 // for the others. (A live lease means that the leases have not expired.)
 const sharedExpireSrc = `
 local linger, mode = tonumber(ARGV[1]), ARGV[2]
-` + sharedTimeLua + `
+` + timeLua + `
 local out = {}
 for i = 1, #KEYS, 2 do
 	local H, L = KEYS[i], KEYS[i + 1]
@@ -278,7 +245,7 @@ return out
 const sharedFenceSrc = `
 local H, L = KEYS[1], KEYS[2]
 local mode, owner, token = ARGV[1], ARGV[2], tonumber(ARGV[3])
-` + sharedTimeLua + `
+` + timeLua + `
 local s = tonumber(redis.call('ZSCORE', L, mode .. owner))
 if not s or s < ms then return -1 end
 local field = 'k'
