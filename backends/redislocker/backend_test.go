@@ -123,3 +123,21 @@ func TestStoredAsOneHash(t *testing.T) {
 	assert.Greater(t, time.Duration(ttl.(int64))*time.Millisecond, 30*time.Second+redislocker.DefaultFenceLinger-time.Second,
 		"the hash lingers past the lease")
 }
+
+// TestALockOfTheEarlierLayoutIsRefused writes a lock as distlock kept it
+// before the one-field layout (a field per holder): an attempt must fail,
+// saying why, and leave it alone rather than take the lock beside its
+// holder.
+func TestALockOfTheEarlierLayoutIsRefused(t *testing.T) {
+	srv := redistest.Start(t)
+	b := newBackend(t, srv.Addr())
+	ctx := context.Background()
+	_, err := srv.Do("HSET", "distlock:{old}", "an-old-holder", "1")
+	require.NoError(t, err)
+	_, err = b.TryLock(ctx, driver.Request{Key: "old", Owner: locker.NewOwner(), TTL: time.Minute})
+	require.ErrorIs(t, err, driver.ErrInvalid)
+	assert.Contains(t, err.Error(), "older distlock layout")
+	fields, err := srv.Do("HGETALL", "distlock:{old}")
+	require.NoError(t, err)
+	assert.Equal(t, []any{"an-old-holder", "1"}, fields, "the old lock must be left as it was")
+}

@@ -57,6 +57,8 @@ func (b *Backend) misconfigured(err error) string {
 		return "the user lacks a permission the backend needs (see the package doc for the minimal ACL)"
 	case redis.HasErrorPrefix(err, "DENIED"):
 		return "the server refuses this client"
+	case redis.HasErrorPrefix(err, "DISTLOCKLAYOUT"):
+		return "the lock's key holds a lock of an older distlock layout: old and new versions must not share a lock; let the old holders release it (or force-unlock it with the old version) first"
 	case b.cluster == nil && (redis.HasErrorPrefix(err, "MOVED") || redis.HasErrorPrefix(err, "ASK") || redis.HasErrorPrefix(err, "CROSSSLOT")):
 		return "the server is a Redis Cluster node: use redis+cluster:// (or a redis.ClusterClient)"
 	}

@@ -268,12 +268,21 @@ return struct.pack(grantf, 1, 1, t, 0, up)
 // redis.pcall, and when refused the uptime is unknown (-1) and the marker
 // says "unknown" for a minute, so the refusal is not repeated on every
 // acquisition. The script's other commands are outside @dangerous.
+//
+// A lock hash without the field s was written by another layout (an
+// earlier distlock kept a field per holder, and the counter in a key of
+// its own): its holder is invisible to these scripts, so the attempt fails
+// with an error (see misconfigured) instead of taking the lock beside it.
+// Only a new hash pays for the check (an EXISTS).
 const tryLockSrc = `
 local lock, queue, waiters, M = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local owner = ARGV[1]
 local patience, floor, linger, ttl, publish = struct.unpack('<I8I8I8I8s', ARGV[2])
 local grantf = ` + grantFormat + `
 ` + readLua + `
+if not s and redis.call('EXISTS', lock) == 1 then
+	return redis.error_reply('DISTLOCKLAYOUT the key of the lock is a hash without the field s')
+end
 if held and o == owner then
 	n = n + 1
 	if n == 1 and patience == 0 then n = 2 end -- a grant re-entered, claimed with it
