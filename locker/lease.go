@@ -18,12 +18,14 @@ type Lease struct {
 	token uint64
 	holds int
 	ttl   time.Duration
-	done  chan struct{}
 	// renewal is the watchdog's entry; nil for a fixed lease.
 	renewal *renewal
 
-	mu       sync.Mutex
-	err      error     // why done closed
+	mu  sync.Mutex
+	err error // why the hold ended; nil while it lasts
+	// done is Done's channel, made by the first Done: a program that
+	// holds a million locks rarely asks every one of them.
+	done     chan struct{}
 	deadline time.Time // local, conservative end of the lease
 	// stopExpiry stops the timer that ends the lease at its deadline,
 	// renewed or not: Done closes by Deadline even when a renewal hangs.
@@ -35,7 +37,7 @@ type Lease struct {
 }
 
 func newLease(m *Mutex, g driver.Grant, start time.Time, ttl time.Duration, renew bool) *Lease {
-	l := &Lease{m: m, token: g.Token, holds: g.Holds, ttl: ttl, done: make(chan struct{})}
+	l := &Lease{m: m, token: g.Token, holds: g.Holds, ttl: ttl}
 	// The timer and the first renewal may run before the assignments.
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -44,7 +46,6 @@ func newLease(m *Mutex, g driver.Grant, start time.Time, ttl time.Duration, rene
 		// The Store closed after the attempt: the lease ends at once.
 		l.stopExpiry = func() bool { return false }
 		l.err = fmt.Errorf("%w: %w", ErrLost, ErrClosed)
-		close(l.done)
 		return l
 	}
 	l.stopExpiry = m.clock.At(l.deadline, l.expire)
@@ -81,7 +82,24 @@ func (l *Lease) Owner() string { return l.m.owner }
 // gone, or no renewal reached the store before the lease ended). It closes
 // no later than Deadline, on watchdog leases too: a local timer ends the
 // lease then, whatever renewals are still under way.
-func (l *Lease) Done() <-chan struct{} { return l.done }
+func (l *Lease) Done() <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.done == nil {
+		if l.err != nil {
+			return closedChan
+		}
+		l.done = make(chan struct{})
+	}
+	return l.done
+}
+
+// closedChan is the Done of a lease that ended before anyone asked.
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
 
 // Err returns nil while the hold lasts, then ErrReleased after Unlock or an
 // error wrapping ErrLost when the lock was lost.
@@ -236,7 +254,9 @@ func (l *Lease) end(reason error) {
 	l.err = reason
 	l.m.tel.holdEnded(l, reason)
 	l.stopExpiry()
-	close(l.done)
+	if l.done != nil {
+		close(l.done)
+	}
 	watchers := l.watchers
 	l.watchers = nil
 	l.mu.Unlock()
