@@ -53,21 +53,30 @@ func TestQueuedWaitersAreServedInArrivalOrder(t *testing.T) {
 	assert.Equal(t, []int{0, 1, 2, 3, 4}, order, "waiters must get the lock in the order they asked")
 }
 
+// waitBehind starts a Mutex on a client of store of its own waiting for
+// the lock "k", and returns once it has joined the queue: its client, the
+// Mutex, and where its Lease arrives (why names the wait, should it fail).
+func waitBehind(t *testing.T, store *memlocker.Store, why string) (*memlocker.Client, *locker.Mutex, <-chan *locker.Lease) {
+	t.Helper()
+	c := store.Client()
+	m := newMutex(t, c, "k")
+	got := make(chan *locker.Lease, 1)
+	go func() {
+		l, err := m.Lock(context.Background(), locker.WithLease(time.Minute))
+		assert.NoError(t, err, why)
+		got <- l
+	}()
+	require.Eventually(t, queued(c), 5*time.Second, time.Millisecond)
+	return c, m, got
+}
+
 func TestAWaiterHoldsTheLockFromItsGrant(t *testing.T) {
 	ctx := context.Background()
 	store := memlocker.NewStore()
 	holder, err := newMutex(t, store.Client(), "k").Lock(ctx, locker.WithLease(time.Minute))
 	require.NoError(t, err)
 
-	c := store.Client()
-	m := newMutex(t, c, "k")
-	got := make(chan *locker.Lease, 1)
-	go func() {
-		l, err := m.Lock(ctx, locker.WithLease(time.Minute))
-		assert.NoError(t, err)
-		got <- l
-	}()
-	require.Eventually(t, queued(c), 5*time.Second, time.Millisecond)
+	c, m, got := waitBehind(t, store, "the waiter")
 	require.NoError(t, holder.Unlock(ctx))
 	l := <-got
 	require.NotNil(t, l)
@@ -109,15 +118,7 @@ func TestWaiterRidesOutALostReplyAndGivesBackItsExtraHold(t *testing.T) {
 	holder, err := newMutex(t, store.Client(), "k").Lock(ctx, locker.WithLease(time.Minute))
 	require.NoError(t, err)
 
-	c := store.Client()
-	m := newMutex(t, c, "k")
-	got := make(chan *locker.Lease, 1)
-	go func() {
-		l, err := m.Lock(ctx, locker.WithLease(time.Minute))
-		assert.NoError(t, err, "a lost reply in the middle of a wait must not end it")
-		got <- l
-	}()
-	require.Eventually(t, queued(c), 5*time.Second, time.Millisecond)
+	c, m, got := waitBehind(t, store, "a lost reply in the middle of a wait must not end it")
 	// The waiter misses the grant's message; woken when its client heals,
 	// its next attempt claims the grant but loses its reply.
 	c.Partition()

@@ -14,15 +14,22 @@ import (
 	"github.com/distlock/distlock/locker"
 )
 
+// lingering returns a server and a backend of it whose counter lingers 2 s.
+func lingering(t *testing.T) (*redistest.Server, *Backend) {
+	t.Helper()
+	srv := redistest.Start(t)
+	b, err := New(redis.NewClient(&redis.Options{Addr: srv.Addr()}), WithOwnedClient(), WithFenceLinger(2*time.Second))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.Close() })
+	return srv, b
+}
+
 // TestCounterOutlivesTheLockByTheLinger: the lock hash, which keeps the
 // fencing counter, expires at least the linger after every lease, so a
 // release or a lapsed lease leaves the counter at least the linger.
 func TestCounterOutlivesTheLockByTheLinger(t *testing.T) {
 	ctx := context.Background()
-	srv := redistest.Start(t)
-	b, err := New(redis.NewClient(&redis.Options{Addr: srv.Addr()}), WithOwnedClient(), WithFenceLinger(2*time.Second))
-	require.NoError(t, err)
-	defer b.Close()
+	srv, b := lingering(t)
 	k := b.keys("k")
 	counterTTL := func() time.Duration {
 		reply, err := srv.Do("PTTL", k.lock)
@@ -56,10 +63,7 @@ func TestCounterOutlivesTheLockByTheLinger(t *testing.T) {
 // must still hold (by TIME), and the next acquisition sets the expiry again.
 func TestPersistedLockKeepsItsLease(t *testing.T) {
 	ctx := context.Background()
-	srv := redistest.Start(t)
-	b, err := New(redis.NewClient(&redis.Options{Addr: srv.Addr()}), WithOwnedClient(), WithFenceLinger(2*time.Second))
-	require.NoError(t, err)
-	defer b.Close()
+	srv, b := lingering(t)
 	k := b.keys("k")
 	g, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.NoError(t, err)
