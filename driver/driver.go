@@ -62,9 +62,12 @@ type Request struct {
 	// ignore it.
 	Patience time.Duration
 	// Floor, when positive, asks that a free-to-held transition get a
-	// fencing token of at least Floor. Combinators pass every member the
-	// same floor so that their tokens agree (see Fencer). Stores that cannot
-	// honour it ignore it; tokens must rise all the same.
+	// fencing token of at least Floor: a transition this attempt makes, a
+	// grant made to Owner while it waits in the queue after this attempt
+	// (see Queuer), and the claim of a grant, which raises the grant's
+	// token to at least Floor. Combinators pass every member the same floor
+	// so that their tokens agree (see Fencer). Stores that cannot honour it
+	// ignore it; tokens must rise all the same.
 	Floor uint64
 }
 
@@ -81,6 +84,13 @@ type Grant struct {
 	// Queuer reports the lock's current token when it refuses an attempt
 	// with Patience (see Queuer).
 	Token uint64
+	// Reserved, when not acquired, reports that the lock is a grant to
+	// the first waiter of the store's queue that the waiter has not
+	// claimed yet (see Queuer): it is that waiter's turn. Combinators
+	// whose queue is a member's refuse an attempt that member reserved,
+	// which would otherwise overtake the waiter on the other members. A
+	// store without a queue never sets it.
+	Reserved bool
 	// Remaining is the current holder's remaining lease when not acquired,
 	// rounded up: a store that knows it reports at least one nanosecond,
 	// also in the lease's last instant, since 0 means unknown. The Store

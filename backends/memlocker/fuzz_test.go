@@ -88,14 +88,14 @@ func (m *model) tryLock(key, owner string, ttl, patience time.Duration) driver.G
 	}
 	if h != nil && h.owner != owner {
 		if patience <= 0 {
-			return driver.Grant{Remaining: h.expires - m.now}
+			return driver.Grant{Remaining: h.expires - m.now, Reserved: h.granted}
 		}
 		if i := slices.IndexFunc(m.queues[key], func(w modelWaiter) bool { return w.owner == owner }); i >= 0 {
 			m.queues[key][i].deadline, m.queues[key][i].ttl = m.now+patience, ttl
 		} else {
 			m.queues[key] = append(m.queues[key], modelWaiter{owner, m.now + patience, ttl})
 		}
-		return driver.Grant{Remaining: h.expires - m.now, Token: h.token}
+		return driver.Grant{Remaining: h.expires - m.now, Reserved: h.granted, Token: h.token}
 	}
 	if h == nil {
 		m.leave(key, owner)

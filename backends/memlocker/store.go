@@ -125,7 +125,7 @@ func (s *Store) tryLock(key, owner string, ttl, patience time.Duration) (driver.
 		}
 	}
 	if h.owner != owner {
-		g := driver.Grant{Remaining: h.expires.Sub(now), Uptime: s.uptime()}
+		g := driver.Grant{Remaining: h.expires.Sub(now), Reserved: h.granted, Uptime: s.uptime()}
 		if patience > 0 {
 			s.enqueue(key, owner, now.Add(patience), ttl)
 			g.Token = h.token

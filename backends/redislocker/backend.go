@@ -208,8 +208,9 @@ func parseGrant(reply any) (driver.Grant, error) {
 		return driver.Grant{}, fmt.Errorf("malformed token %d", token)
 	}
 	if acquired != 1 {
-		// token: the lock's, on a refusal with patience (see driver.Queuer)
-		return driver.Grant{Remaining: remaining(left), Token: uint64(token), Uptime: uptime(up)}, nil
+		// token: the lock's, on a refusal with patience (see driver.Queuer);
+		// holds: 1 when the lock is a grant not yet claimed
+		return driver.Grant{Remaining: remaining(left), Reserved: holds == 1, Token: uint64(token), Uptime: uptime(up)}, nil
 	}
 	return driver.Grant{Acquired: true, Holds: int(holds), Token: uint64(token), Uptime: uptime(up)}, nil
 }

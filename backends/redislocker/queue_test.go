@@ -234,3 +234,64 @@ func TestAHandOffCostsOneTrip(t *testing.T) {
 	assert.Greater(t, st.Remaining, 50*time.Second, "the grant has the lease the waiter asked for")
 	require.NoError(t, l.Unlock(ctx))
 }
+
+// TestAClaimRaisesTheGrantToItsFloor: a combinator claims a grant with the
+// floor its other members get (driver.Request.Floor), so that the tokens
+// agree without a second round: the claim raises the grant's token, and
+// the counter, to the floor, and a claim below the token leaves it alone.
+func TestAClaimRaisesTheGrantToItsFloor(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	b := newBackend(t, srv.Addr())
+	holder, waiter, next := locker.NewOwner(), locker.NewOwner(), locker.NewOwner()
+	for _, c := range []struct {
+		name   string
+		floor  func(granted uint64) uint64
+		raised bool
+	}{
+		{"a floor above the grant's token", func(granted uint64) uint64 { return granted + 1000 }, true},
+		{"a floor below it", func(granted uint64) uint64 { return granted - 1 }, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			key := "claim-floor/" + c.name
+			g, err := b.TryLock(ctx, driver.Request{Key: key, Owner: holder, TTL: time.Minute})
+			require.NoError(t, err)
+			require.True(t, g.Acquired)
+			r, err := b.TryLock(ctx, driver.Request{Key: key, Owner: waiter, TTL: time.Minute, Patience: time.Minute})
+			require.NoError(t, err)
+			require.False(t, r.Acquired)
+			require.NoError(t, b.Unlock(ctx, key, holder))
+			st, err := b.Inspect(ctx, key)
+			require.NoError(t, err)
+			require.Equal(t, waiter, st.Owner, "the release granted the lock to the waiter")
+			granted := st.Token
+			refusal, err := b.TryLock(ctx, driver.Request{Key: key, Owner: next, TTL: time.Minute})
+			require.NoError(t, err)
+			assert.True(t, refusal.Reserved, "a refusal of the unclaimed grant reports the reservation")
+
+			floor := c.floor(granted)
+			claim, err := b.TryLock(ctx, driver.Request{Key: key, Owner: waiter, TTL: time.Minute, Patience: time.Minute, Floor: floor})
+			require.NoError(t, err)
+			require.True(t, claim.Acquired)
+			assert.Equal(t, 1, claim.Holds, "a claim adds no hold")
+			want := granted
+			if c.raised {
+				want = floor
+			}
+			assert.Equal(t, want, claim.Token, "the claim's token")
+			again, err := b.TryLock(ctx, driver.Request{Key: key, Owner: waiter, TTL: time.Minute, Floor: floor + 5000})
+			require.NoError(t, err)
+			assert.Equal(t, want, again.Token, "a re-entry after the claim keeps the token, whatever its floor")
+			refusal, err = b.TryLock(ctx, driver.Request{Key: key, Owner: next, TTL: time.Minute})
+			require.NoError(t, err)
+			assert.False(t, refusal.Reserved, "a claimed grant is a hold, not a reservation")
+			require.NoError(t, b.Unlock(ctx, key, waiter))
+			require.NoError(t, b.Unlock(ctx, key, waiter))
+			after, err := b.TryLock(ctx, driver.Request{Key: key, Owner: next, TTL: time.Minute})
+			require.NoError(t, err)
+			require.True(t, after.Acquired)
+			assert.Greater(t, after.Token, want, "the counter rose with the claim")
+			require.NoError(t, b.Unlock(ctx, key, next))
+		})
+	}
+}

@@ -159,16 +159,19 @@ if b >= 0 then up = math.max(math.floor((us - b) / 1000), 0) end
 `
 
 // The wait queue (driver.Queuer): KEYS queue (a list of waiting owners, in
-// order of arrival) and waiters (a hash: owner -> struct.pack('<I8I8',
+// order of arrival) and waiters (a hash: owner -> struct.pack('<I8I8I8',
 // the server time in ms when its patience lapses, the lease in ms it asked
-// for)), under the lock's hash tag. Whenever a lock with waiters becomes
-// free, handoff grants it to the first waiter whose patience has not
-// lapsed: the lock holds that owner with count 0 (one hold, not yet
-// claimed), the lease the waiter asked for, and a new token; the token is
+// for, its token floor)), under the lock's hash tag. Whenever a lock with
+// waiters becomes free, handoff grants it to the first waiter whose
+// patience has not lapsed: the lock holds that owner with count 0 (one
+// hold, not yet claimed), the lease the waiter asked for, and a new token,
+// at least the floor its last attempt gave (a combinator's waiter then
+// holds a token its other members agree with, see driver.Request); the token is
 // the message, on that waiter's turn channel (turns .. owner) instead of
 // the release channel, so it wakes nobody else and the waiter needs no
 // other call. A trylock of the owner with patience claims the grant
-// (count 0 -> 1, lease reset), one without re-enters it (0 -> 2); unlock
+// (count 0 -> 1, lease reset), one without re-enters it (0 -> 2), and
+// either raises the grant's token to its floor (see driver.Request); unlock
 // and dequeue treat count 0 as the last hold. A lease that simply runs out
 // runs no script: the next trylock on the free lock does the hand-off.
 //
@@ -200,23 +203,24 @@ local function head()
 		end
 		local p = redis.call('HGET', waiters, w)
 		if p then
-			local d, lease = struct.unpack('<I8I8', p)
-			if d > ms then return w, lease end
+			local d, lease, f = 0, 0, 0
+			if #p >= 24 then d, lease, f = struct.unpack('<I8I8I8', p) else d, lease = struct.unpack('<I8I8', p) end
+			if d > ms then return w, lease, f end
 		end
 		redis.call('LPOP', queue)
 		redis.call('HDEL', waiters, w)
 	end
 end
-local function grant(w, lease)
+local function grant(w, lease, f)
 	redis.call('LPOP', queue)
 	redis.call('HDEL', waiters, w)
-	t = math.max(us, t + 1)
+	t = math.max(us, t + 1, f)
 	o, n, e = w, 0, ms + lease
 	redis.call(publish, turns .. w, t)
 end
 local function handoff()
-	local w, lease = head()
-	if w then return grant(w, lease) end
+	local w, lease, f = head()
+	if w then return grant(w, lease, f) end
 	redis.call(publish, channel, 'released')
 end
 `
@@ -254,7 +258,9 @@ return struct.pack(grantf, 1, 1, t, 0, up)
 // room for two arguments within ten elements; a fixed binary layout is
 // read in one C call, cheaper than matching a pattern and than as many
 // plain arguments. Returns struct.pack(grantFormat, acquired 0|1, holds,
-// token, holder's remaining lease ms, uptime ms or -1): one string, which
+// token, holder's remaining lease ms, uptime ms or -1; a refusal puts 1
+// in place of the holds when the lock is a grant not yet claimed, see
+// driver.Grant.Reserved): one string, which
 // costs the script less than an array of five. The uptime is reported on
 // free-to-held transitions only.
 //
@@ -284,13 +290,14 @@ if not s and redis.call('EXISTS', lock) == 1 then
 	return redis.error_reply('DISTLOCKLAYOUT the key of the lock is a hash without the field s')
 end
 if held and o == owner then
+	if n == 0 then t = math.max(t, floor) end -- a grant claimed: its token rises to the floor
 	n = n + 1
 	if n == 1 and patience == 0 then n = 2 end -- a grant re-entered, claimed with it
 	e = ms + ttl
 ` + saveLua + `
 	return struct.pack(grantf, 1, n, t, 0, -1)
 end
-if held and patience == 0 then return struct.pack(grantf, 0, 0, 0, e - ms, -1) end
+if held and patience == 0 then return struct.pack(grantf, 0, n == 0 and 1 or 0, 0, e - ms, -1) end
 if not held and q == 0 then
 ` + acquireLua + `
 end
@@ -298,7 +305,7 @@ end
 local function refused(changed)
 	local left, token = e - ms, 0
 	if patience > 0 then
-		if redis.call('HSET', waiters, owner, struct.pack('<I8I8', ms + patience, ttl)) == 1 then
+		if redis.call('HSET', waiters, owner, struct.pack('<I8I8I8', ms + patience, ttl, floor)) == 1 then
 			redis.call('RPUSH', queue, owner)
 		end
 		local life = math.max(redis.call('PTTL', queue), patience)
@@ -315,12 +322,12 @@ local function refused(changed)
 	if changed then
 ` + saveLua + `
 	end
-	return struct.pack(grantf, 0, 0, token, left, -1)
+	return struct.pack(grantf, 0, n == 0 and 1 or 0, token, left, -1)
 end
 if held then return refused(false) end
-local w, lease = head()
+local w, lease, f = head()
 if w and w ~= owner then
-	grant(w, lease)
+	grant(w, lease, f)
 	return refused(true)
 end
 if w then
