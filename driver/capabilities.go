@@ -46,13 +46,22 @@ type Notifier interface {
 //
 // A grant is unclaimed until the waiter's next TryLock with Patience claims
 // it: that attempt is acquired with the grant's hold and token (it adds no
-// hold) and resets the lease to its TTL, so that a waiter whose turn went
+// hold; a Floor above the token raises it, see Request) and resets the
+// lease to its TTL, so that a waiter whose turn went
 // unheard, or crossed its own attempt, gets the lock once. A TryLock
 // without Patience by the same owner re-enters (two holds) and claims it
 // too. Dequeue gives back an unclaimed grant, to the next waiter; so does
 // Unlock, as the last hold. A waiter that took its grant from WatchTurn
 // therefore never Dequeues: it holds the lock, and gives it back with
 // Unlock. A grant nobody claims lapses with its lease.
+//
+// A refusal while the lock is a grant not yet claimed reports
+// Grant.Reserved: it is a waiter's turn. A combinator whose queue is one
+// member's (packages multilock and redlock, see their docs) is a Queuer
+// whose grants are that member's: its turns carry no grant (the waiter's
+// next attempt takes the other members), and until then it refuses
+// everyone else, reporting Reserved, though Inspect shows what the
+// members hold.
 //
 // A refused attempt with Patience reports, in Grant.Token, the lock's
 // current token: a grant made after it carries a higher one. A waiter keeps

@@ -16,6 +16,17 @@
 //	m, err := store.Mutex("orders/42")
 //	lease, err := m.Lock(ctx)
 //
+// # Waiting
+//
+// Every attempt asks one member first, the gate (the least by endpoint,
+// then key), and the others only once the gate granted it. When the gate
+// keeps a wait queue (driver.Queuer: the Redis and in-memory backends do),
+// the MultiLock waits in line there: waiters get the lock in the order
+// they asked for it, and a release wakes only the first of them, which
+// holds the gate from then on and takes the other members with its next
+// attempt. Without a queue at the gate, waiters wake on any member's
+// release notification and race at the gate.
+//
 // # Shared locks
 //
 // A MultiLock serves read-write locks (locker's RWMutex) and semaphores of

@@ -26,6 +26,20 @@
 // stopped VM) can still believe it holds the lock: protect resources with
 // Lease.Token.
 //
+// # Waiting
+//
+// When a member keeps a wait queue (driver.Queuer: the Redis and
+// in-memory backends do), the RedLock waits in line on one of them, its
+// line member (the least by endpoint, so that every RedLock over the same
+// stores picks the same one): waiters get the lock in the order they
+// asked for it, a release wakes only the first of them, which takes the
+// lock in one more round, and nobody takes it meanwhile, not even the
+// holder that just released it and asks again. The line member decides
+// the order only: a quorum without it is still a quorum, so a line member
+// that is down, or held by another owner who holds no quorum, costs a
+// waiter at most a refused attempt or two. Without such a member, waiters
+// wake on any member's release notification and race.
+//
 // # Shared locks
 //
 // A RedLock serves read-write locks (locker's RWMutex) with the same

@@ -53,6 +53,11 @@ type attempt struct {
 	// skip marks the members left out while a release for the owner runs
 	// there (see background); nil when none is.
 	skip []bool
+	// gated: the attempt asks the line member first; held: the grant a
+	// turn brought, with which the owner holds the line member already
+	// (see lineState).
+	gated bool
+	held  *driver.Grant
 }
 
 // tryLock makes one attempt to take every target for r.Owner, with r's
@@ -62,10 +67,21 @@ func (e *engine) tryLock(ctx context.Context, ts []target, r driver.Request) (dr
 	a := &attempt{e: e, ts: ts, owner: r.Owner, asked: r.TTL, ttl: e.roundUp(r.TTL), patience: r.Patience,
 		floor: max(tokenFloor(), r.Floor), rs: make([]memberResult, len(ts)), skip: e.bg.settle(ctx, ts, r.Owner, e.s.plain)}
 	a.start = e.s.now()
+	if e.waits != nil && r.Patience > 0 {
+		a.gated, a.held = e.waits.begin(ts[e.line].key, r.Owner, a.start)
+		if a.held != nil {
+			// The other members' tokens agree with the grant's.
+			a.floor = max(a.held.Token, r.Floor)
+		}
+	}
 	e.bg.leased(a.ttl)
 	a.lockRound(ctx, a.ttl)
+	a.noteLine()
 	if err := firstInvalid(ts, a.errs()); err != nil {
 		return a.fail(ctx, err)
+	}
+	if a.overtakes() {
+		return a.fail(ctx, fmt.Errorf("%s, which keeps the wait queue, has granted it to the first waiter", ts[e.line].label))
 	}
 	if n := a.count(func(r *memberResult) bool { return r.counted }); n < e.needed {
 		reason := fmt.Errorf("%d of %d members granted the lock, %d needed", n, len(ts), e.needed)
@@ -77,14 +93,23 @@ func (e *engine) tryLock(ctx context.Context, ts []target, r driver.Request) (dr
 	}
 	token := a.token()
 	a.secondRound(ctx, token)
-	return a.conclude(ctx, token)
+	g, err := a.conclude(ctx, token)
+	if err == nil && g.Acquired {
+		a.leaveLine(ctx)
+	}
+	return g, err
 }
 
 // lockRound asks the members for the lock: every member at once, or,
-// when the engine has a gate (see gateOf), the gate first and the rest at
-// once only if the gate granted it. The members not asked stay notRun.
+// when the engine has a gate (see gateOf), or the attempt is gated (see
+// lineState), the gate or the line member first and the rest at once only
+// if it granted the lock. The members not asked stay notRun.
 func (a *attempt) lockRound(ctx context.Context, lease time.Duration) {
-	if g := a.e.gate; g >= 0 {
+	g := a.e.gate
+	if a.gated {
+		g = a.e.line
+	}
+	if g >= 0 {
 		a.lockMembers(ctx, lease, func(i int) bool { return i == g })
 		if a.rs[g].state != acquired {
 			return
@@ -142,12 +167,16 @@ const floorLead = time.Second
 // the time, so members whose counters agree keep agreeing.
 func tokenFloor() uint64 { return uint64(time.Now().Add(floorLead).UnixMicro()) }
 
-// tryMember asks member i for the lock. A fencing member gets the
+// tryMember asks member i for the lock, or renews the line member's grant
+// that a turn brought (see lineState). A fencing member gets the
 // attempt's token floor, so that the members that honour it grant the same
 // token and the second round has nothing to raise (see driver.Request); a
 // member that keeps the view's wait list gets the caller's patience.
 func (a *attempt) tryMember(ctx context.Context, i int, lease time.Duration) (driver.Grant, error) {
 	t := a.ts[i]
+	if i == a.e.line && a.held != nil {
+		return a.renewTurn(ctx, t, lease)
+	}
 	r := driver.Request{Key: t.key, Owner: a.owner, TTL: lease}
 	if t.fencer != nil {
 		r.Floor = a.floor

@@ -11,24 +11,41 @@ import (
 // assertion: what New and NewKeys return implements driver.Notifier when
 // at least one member notifies (a holder's Unlock releases every member,
 // so one watched member hears of it), driver.Inspector when every member
-// inspects, and driver.ForceUnlocker when every member force-unlocks, each
+// inspects, driver.ForceUnlocker when every member force-unlocks, and
+// driver.Queuer when it has a line member (see lineOf), each
 // found on the members once, when the combinator is made. Every combinator
 // is a driver.BatchExpirer, a driver.Granular, a driver.Sharer (whose
 // Share fails, naming the member, when a member cannot share: see
 // share.go) and a driver.Dequeuer (which has nothing to do unless the
 // combinator is a view whose members keep a wait list: see waitlist.go),
 // through methods of the combinator itself, so that its views are of the
-// same eight types. It is not a driver.Fencer: raising tokens is what a
+// same types. It is not a driver.Fencer: raising tokens is what a
 // combinator does to its members, and a combinator that is the member of
 // another is fenced by the engine directly (see nested), when it has
 // fencing members of its own.
 //
-// The value is one of the eight types below: the combinator, and one
-// mixin per capability it offers. No type has a method twice, so no
+// The value is one of the twelve types below: the combinator, and one
+// mixin per capability it offers (queueing offers Notifier with Queuer). No type has a method twice, so no
 // promoted method stands in for another.
 
 // notifying adds driver.Notifier.
 type notifying struct{ c *combinator }
+
+// queueing adds driver.Notifier and driver.Queuer (whose Dequeue is the
+// combinator's own), for a combinator with a line member (see lineOf),
+// which is a notifying member.
+type queueing struct{ c *combinator }
+
+// Watch implements driver.Notifier, as notifying's does.
+func (q queueing) Watch(ctx context.Context, key string, fn func()) (func(), error) {
+	return q.c.watchKey(ctx, key, fn)
+}
+
+// WatchTurn implements driver.Queuer: fn is called, with a zero Grant,
+// when the line member grants key to owner (see combinator.watchTurn).
+func (q queueing) WatchTurn(ctx context.Context, key, owner string, fn func(driver.Grant)) (func(), error) {
+	return q.c.watchTurn(ctx, key, owner, fn)
+}
 
 // Watch implements driver.Notifier: fn is called on any release of key by
 // a member that can notify (see engine.watch).
@@ -87,6 +104,26 @@ type (
 		inspecting
 		forcing
 	}
+	withQ struct {
+		*combinator
+		queueing
+	}
+	withQI struct {
+		*combinator
+		queueing
+		inspecting
+	}
+	withQF struct {
+		*combinator
+		queueing
+		forcing
+	}
+	withQIF struct {
+		*combinator
+		queueing
+		inspecting
+		forcing
+	}
 )
 
 var (
@@ -111,6 +148,18 @@ var (
 	_ driver.Notifier      = withNIF{}
 	_ driver.Inspector     = withNIF{}
 	_ driver.ForceUnlocker = withNIF{}
+
+	_ driver.Queuer = withQ{}
+
+	_ driver.Queuer    = withQI{}
+	_ driver.Inspector = withQI{}
+
+	_ driver.Queuer        = withQF{}
+	_ driver.ForceUnlocker = withQF{}
+
+	_ driver.Queuer        = withQIF{}
+	_ driver.Inspector     = withQIF{}
+	_ driver.ForceUnlocker = withQIF{}
 )
 
 // withCapabilities returns c as the type that offers what its members
@@ -122,8 +171,16 @@ func (c *combinator) withCapabilities() driver.Backend {
 		inspect = inspect && t.inspector != nil
 		force = force && t.forcer != nil
 	}
-	n, i, f := notifying{c}, inspecting{c}, forcing{c}
+	n, q, i, f := notifying{c}, queueing{c}, inspecting{c}, forcing{c}
 	switch {
+	case c.line >= 0 && inspect && force:
+		return withQIF{c, q, i, f}
+	case c.line >= 0 && inspect:
+		return withQI{c, q, i}
+	case c.line >= 0 && force:
+		return withQF{c, q, f}
+	case c.line >= 0:
+		return withQ{c, q}
 	case notify && inspect && force:
 		return withNIF{c, n, i, f}
 	case notify && inspect:

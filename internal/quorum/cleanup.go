@@ -9,10 +9,12 @@ import (
 	"github.com/distlock/distlock/driver"
 )
 
-// fail ends a failed attempt: it releases every member, those that granted
-// the lock, those that refused it (harmless: their Unlock finds another
-// owner) and those whose state is unknown, all at once and within the
-// caller's deadline. A member that granted the lock, or may have, and was
+// fail ends a failed attempt: it releases the members that granted the
+// lock and those whose state is unknown, all at once and within the
+// caller's deadline. A member that refused is left alone: a refusal means
+// that another owner holds the lock there (an owner's own hold is
+// re-entered, not refused), so its Unlock would find nothing to drop, and
+// asking would cost a contended attempt a second round for nothing. A member that granted the lock, or may have, and was
 // not released by then is released in the background (see background):
 // the caller is not held past its deadline, and the release is not lost.
 // On a re-entry the members in an unknown state are left alone, since an
@@ -26,34 +28,48 @@ import (
 // grant with Acquired false, so that a waiting Mutex tries again) when so
 // many members refused, because another owner holds the lock, that the
 // quorum cannot be reached (of the members, or of the fencing members that
-// must carry the token); and otherwise ErrUnavailable, the stores could
+// must carry the token), or the line member reserved it for the first
+// waiter (see lineOf); and otherwise ErrUnavailable, the stores could
 // not decide, with the reason and the members' errors.
 func (a *attempt) fail(ctx context.Context, reason error) (driver.Grant, error) {
 	reentry := a.reentry()
-	mustRelease := func(r *memberResult) bool {
-		return r.state == acquired || r.state == unknown && !reentry
+	// A waiter that held the line member gives it up below, and with it
+	// its place in line: it must ask again at once to queue again.
+	lostPlace := a.patience > 0 && a.e.line >= 0 && a.rs[a.e.line].state == acquired && !reentry && a.held == nil
+	kept := -1 // the line member a turn granted: the grant stays (see lineState)
+	if a.held != nil && a.rs[a.e.line].state != refused {
+		kept = a.e.line
+	}
+	mustRelease := func(i int) bool {
+		r := &a.rs[i]
+		return i != kept && (r.state == acquired || r.state == unknown && !reentry)
 	}
 	// What to release is decided before the calls: a call abandoned by
 	// fanout must not read the results that are settled meanwhile.
 	unlock := make([]bool, len(a.rs))
+	some := false
 	for i := range a.rs {
-		unlock[i] = mustRelease(&a.rs[i]) || a.rs[i].state == refused
+		unlock[i] = mustRelease(i)
+		some = some || unlock[i]
 	}
-	_, errs := fanout(ctx, a.ts, a.e.s.plain, func(ctx context.Context, i int) (struct{}, error) {
-		if unlock[i] {
-			return struct{}{}, a.unlockMember(ctx, i)
-		}
-		return struct{}{}, errSkipped
-	}, nil)
+	errs := make([]error, len(a.rs))
+	if some {
+		_, errs = fanout(ctx, a.ts, a.e.s.plain, func(ctx context.Context, i int) (struct{}, error) {
+			if unlock[i] {
+				return struct{}{}, a.unlockMember(ctx, i)
+			}
+			return struct{}{}, errSkipped
+		}, nil)
+	}
 	for i := range a.rs {
-		if mustRelease(&a.rs[i]) {
+		if mustRelease(i) {
 			a.settle(i, errs[i])
 		}
 	}
 	// The lease a member may hold began by now at the latest.
 	until := time.Now().Add(a.ttl)
 	for i := range a.rs {
-		if r := &a.rs[i]; mustRelease(r) {
+		if r := &a.rs[i]; mustRelease(i) {
 			r.state = releasing
 			a.e.bg.release(a.ts[i], a.owner, until, a.e.s.plain)
 		}
@@ -77,10 +93,21 @@ func (a *attempt) fail(ctx context.Context, reason error) (driver.Grant, error) 
 		return driver.Grant{}, fmt.Errorf("%s: %w: %d of %d members are closed",
 			a.e.kind.name, driver.ErrClosed, closed, len(a.ts))
 	case refusals > len(a.ts)-a.e.needed,
-		a.e.fencers > 0 && fenceRefusals > a.e.fencers-a.e.fenceQuorum:
+		a.e.fencers > 0 && fenceRefusals > a.e.fencers-a.e.fenceQuorum,
+		a.overtakes():
 		// Another owner holds so many members, or so many of the fencing
-		// ones, that this owner could not have reached the quorum.
-		return driver.Grant{Remaining: a.remaining()}, nil
+		// ones, that this owner could not have reached the quorum; or the
+		// line member reserved the lock for its first waiter.
+		if lostPlace {
+			return driver.Grant{Remaining: time.Nanosecond}, nil
+		}
+		if kept >= 0 {
+			// The waiter holds the line member still: it asks again soon.
+			return driver.Grant{Remaining: a.e.waits.failed(a.ts[kept].key, a.owner)}, nil
+		}
+		// A reservation of the line member is the combinator's.
+		reserved := a.e.line >= 0 && a.rs[a.e.line].state == refused && a.rs[a.e.line].g.Reserved
+		return driver.Grant{Remaining: a.remaining(), Reserved: reserved}, nil
 	}
 	err := fmt.Errorf("%s: %w: %v", a.e.kind.name, driver.ErrUnavailable, reason)
 	if a.count(func(r *memberResult) bool { return r.err != nil }) > 0 {

@@ -15,7 +15,9 @@
 // every member, within the caller's deadline and then in the background
 // (background.go), and reports "not acquired" only when members refused,
 // ErrUnavailable for any other failure to decide (cleanup.go). A lock that
-// needs every member asks one member first (gate.go).
+// needs every member asks one member first (gate.go). A combinator of
+// mutexes whose members keep wait queues waits in line at one of them, its
+// line member (line.go, linestate.go).
 //
 // Redisson, calling members one after another, gives each the remaining
 // wait divided by N (at least 1 ms). Here the calls overlap, so one round

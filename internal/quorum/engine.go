@@ -20,6 +20,12 @@ type engine struct {
 	// gate is the target an attempt asks first, alone, or -1 when
 	// attempts ask every target at once (see lockRound).
 	gate int
+	// line is the target whose wait queue is the combinator's, or -1
+	// (see lineOf).
+	line int
+	// waits is what a majority lock with a line member remembers of the
+	// waits on its keys (see lineState); nil for others.
+	waits *lineState
 	// bg runs the releases failed attempts leave behind.
 	bg *background
 	// share is the kind of shared lock a view's members hold (see
@@ -28,7 +34,8 @@ type engine struct {
 }
 
 func newEngine(kind Kind, s Settings, ts []target, share driver.Share) engine {
-	e := engine{kind: kind, s: s, needed: kind.needed(len(ts)), gran: time.Millisecond, gate: gateOf(kind, ts), bg: newBackground(), share: share}
+	e := engine{kind: kind, s: s, needed: kind.needed(len(ts)), gran: time.Millisecond, gate: gateOf(kind, ts),
+		line: lineOf(kind, ts, share), bg: newBackground(), share: share}
 	for _, t := range ts {
 		e.gran = max(e.gran, driver.Granularity(t.b))
 		if t.fencer != nil {
@@ -36,6 +43,9 @@ func newEngine(kind Kind, s Settings, ts []target, share driver.Share) engine {
 		}
 	}
 	e.fenceQuorum = e.fencers/2 + 1
+	if e.line >= 0 && e.gate < 0 {
+		e.waits = new(lineState)
+	}
 	return e
 }
 

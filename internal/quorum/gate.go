@@ -25,11 +25,20 @@ func gateOf(kind Kind, ts []target) int {
 	if kind.needed(len(ts)) < len(ts) || len(ts) < 2 {
 		return -1
 	}
-	gate := 0
+	return least(ts, func(target) bool { return true })
+}
+
+// least returns the least of the targets that ok accepts in the fixed
+// order of gateOf (by store, then key), or -1 when it accepts none.
+func least(ts []target, ok func(target) bool) int {
+	first := -1
 	for i, t := range ts {
-		if c := cmp.Or(cmp.Compare(describe(t.b), describe(ts[gate].b)), cmp.Compare(t.key, ts[gate].key)); c < 0 {
-			gate = i
+		if !ok(t) {
+			continue
+		}
+		if first < 0 || cmp.Or(cmp.Compare(describe(t.b), describe(ts[first].b)), cmp.Compare(t.key, ts[first].key)) < 0 {
+			first = i
 		}
 	}
-	return gate
+	return first
 }

@@ -19,6 +19,7 @@ type target struct {
 	notifier  driver.Notifier
 	inspector driver.Inspector
 	forcer    driver.ForceUnlocker
+	queuer    driver.Queuer
 	// fencer raises the member's tokens: the member itself when it is a
 	// driver.Fencer, or a nested combinator's own fence when some of its
 	// members can fence.
@@ -35,6 +36,7 @@ func newTarget(b driver.Backend, key, label string) target {
 	t.notifier, _ = b.(driver.Notifier)
 	t.inspector, _ = b.(driver.Inspector)
 	t.forcer, _ = b.(driver.ForceUnlocker)
+	t.queuer, _ = b.(driver.Queuer)
 	if n, ok := b.(nested); ok {
 		if c := n.self(); c.fencers > 0 {
 			t.fencer = nestedFencer{c}

@@ -23,8 +23,10 @@ import (
 // such member, and its semaphores keep no wait list: a waiter may be
 // overtaken there.
 //
-// A combinator of mutexes passes patience to no member, as a member that
-// is a driver.Queuer would reserve the lock for a waiter there.
+// A combinator of mutexes passes patience to its line member only, whose
+// queue is the combinator's (see lineOf), and to no member when it has
+// none: a member that is a driver.Queuer would grant the lock to a waiter
+// there.
 func (e *engine) waitsAt(i int) bool {
 	switch e.share.Mode {
 	case driver.Read, driver.Write:
@@ -32,11 +34,13 @@ func (e *engine) waitsAt(i int) bool {
 	case driver.Permits:
 		return e.gate == i || e.needed == 1 // one member needed: the only one
 	}
-	return false
+	return e.line == i
 }
 
-// Dequeue implements driver.Dequeuer: owner leaves the wait lists of key
-// on the members that keep one (see waitsAt), all at once. It succeeds
+// Dequeue implements driver.Dequeuer and, for a combinator with a line
+// member, driver.Queuer: owner leaves the wait lists of key on the members
+// that keep one (see waitsAt), all at once, and the line member's queue,
+// where it gives back a grant it did not claim. It succeeds
 // when the needed members have left them (a member that keeps no list has
 // nothing to leave), and otherwise returns an unknown-state error: the
 // entries left lapse with their patience. On a combinator whose members
@@ -47,6 +51,9 @@ func (c *combinator) Dequeue(ctx context.Context, key, owner string) error {
 		return err
 	}
 	defer c.guard.Exit()
+	if c.waits != nil {
+		c.waits.done(ts[c.line].key, owner)
+	}
 	var listed []target
 	for i, t := range ts {
 		if _, ok := t.b.(driver.Dequeuer); ok && c.waitsAt(i) {
@@ -59,7 +66,12 @@ func (c *combinator) Dequeue(ctx context.Context, key, owner string) error {
 	_, errs := fanout(ctx, listed, c.s.plain, func(ctx context.Context, i int) (struct{}, error) {
 		return struct{}{}, listed[i].b.(driver.Dequeuer).Dequeue(ctx, listed[i].key, owner)
 	}, nil)
-	// The members without a list count as having left it.
+	// The members without a list count as having left it; but a line
+	// member must leave its queue, and give back a grant: the lock is
+	// nobody else's while it keeps one (see lineOf).
 	need := max(c.needed-(len(ts)-len(listed)), 0)
+	if c.line >= 0 {
+		need = 1
+	}
 	return verdict(c.kind, "dequeue", need, listed, errs)
 }

@@ -3,13 +3,15 @@ package quorumtest
 import (
 	"context"
 	"fmt"
+	"net"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
-	_ "github.com/distlock/distlock/backends/redislocker" // the redis:// scheme
+	"github.com/distlock/distlock/backends/redislocker"
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/internal/tcpproxy"
@@ -52,14 +54,26 @@ func (r *Redis) Len() int { return len(r.servers) }
 func (r *Redis) Granularity() time.Duration { return time.Millisecond }
 
 // Client implements Stores: a new backend on server i, through a new
-// proxy, opened from a redis:// URL.
-func (r *Redis) Client(ctx context.Context, i int) (driver.Backend, error) {
+// proxy. The backend is told the server's address and dials the proxy in
+// its place, so that its Endpoint is the server's, as every client's of
+// that server is: combinators order their members by endpoint, to agree
+// on their gate and their line member (see package quorum).
+func (r *Redis) Client(_ context.Context, i int) (driver.Backend, error) {
 	p, err := tcpproxy.Start(r.servers[i].Addr())
 	if err != nil {
 		return nil, err
 	}
-	b, err := driver.Open(ctx, "redis://"+p.Addr())
+	var d net.Dialer
+	c := redis.NewClient(&redis.Options{
+		Addr: r.servers[i].Addr(),
+		Dialer: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return d.DialContext(ctx, network, p.Addr())
+		},
+		ContextTimeoutEnabled: true,
+	})
+	b, err := redislocker.New(c, redislocker.WithOwnedClient())
 	if err != nil {
+		_ = c.Close()
 		_ = p.Close()
 		return nil, err
 	}

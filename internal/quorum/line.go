@@ -1,0 +1,153 @@
+package quorum
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/distlock/distlock/driver"
+)
+
+// lineOf picks the line member of a combinator of mutexes: the member
+// whose wait queue is the combinator's, or -1 when it has none. It is a
+// driver.Queuer and a driver.Notifier, as every store's queue is so far:
+// the gate of a lock that needs every member (see gateOf), when the gate
+// keeps a queue, and for a majority the least member that keeps one, in
+// the gate's fixed order, so that combinators over the same members agree
+// on it. Views have none: their members keep wait lists of their own (see
+// waitsAt).
+//
+// Why one member: a waiter that joined the queues of several members
+// could be first on some and another waiter first on the others, and
+// each would keep the other from a quorum for as long as they wait. One
+// queue is one order, and the line member's is the combinator's:
+//
+//   - A waiting attempt (Request.Patience) passes its patience to the
+//     line member only, and so joins its queue there and keeps its place.
+//   - A release grants the line member to the first waiter in line there,
+//     and tells only that waiter (WatchTurn), instead of waking every
+//     waiter to race for the members. Its next attempt takes the other
+//     members, in one round (after the gate's, for a lock that needs every
+//     member, which claims the grant there). A majority lock that heard
+//     the grant on the turn does not ask the line member again: it holds
+//     the lock there already (see lineState).
+//   - Until the waiter claims its grant, the line member refuses everyone
+//     else with Grant.Reserved, and so does the combinator, even when a
+//     quorum of the other members granted the attempt: taking them would
+//     overtake the waiter. The attempt gives back what it took at once.
+//   - Nothing else changes: a majority lock is acquired by any quorum, with
+//     the line member or without it, so a line member that is down, slow,
+//     or held by an owner that holds no quorum (a stale hold) costs no
+//     availability. Only a grant the waiter never claims keeps the lock,
+//     until the grant's lease ends, as it would on the line member alone.
+//
+// Only the order of waiters rests on the line member; exclusion and
+// fencing rest on the quorum, as always. When the line member cannot be
+// watched, or misses a turn, the waiters fall back on their safety-net
+// re-checks.
+func lineOf(kind Kind, ts []target, share driver.Share) int {
+	if share.Mode != 0 {
+		return -1
+	}
+	keeps := func(t target) bool { return t.queuer != nil && t.notifier != nil }
+	if g := gateOf(kind, ts); g >= 0 {
+		if !keeps(ts[g]) {
+			return -1
+		}
+		return g
+	}
+	return least(ts, keeps)
+}
+
+// watchTurn is Queuer.WatchTurn, for the combinators with a line member:
+// fn is called whenever the line member grants key to owner, or may have,
+// always with a zero Grant, since the grant is the line member's alone:
+// the waiter's next attempt takes the other members. A majority lock keeps
+// the grant for that attempt (see lineState).
+func (c *combinator) watchTurn(ctx context.Context, key, owner string, fn func(driver.Grant)) (func(), error) {
+	ts, err := c.enterOwner(key, owner)
+	if err != nil {
+		return nil, err
+	}
+	defer c.guard.Exit()
+	if fn == nil {
+		return nil, c.labelled(driver.Invalid("nil callback"))
+	}
+	l := ts[c.line]
+	stop, err := l.queuer.WatchTurn(ctx, l.key, owner, func(g driver.Grant) {
+		if c.waits != nil {
+			c.waits.turn(l.key, owner, g)
+		}
+		fn(driver.Grant{})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", c.kind.name, l.label, err)
+	}
+	return stop, nil
+}
+
+// overtakes reports whether the attempt would overtake the line member's
+// first waiter: the line member refused it, reserving the lock for that
+// waiter, or refused it when it asked the line member first (see
+// lineState).
+func (a *attempt) overtakes() bool {
+	if a.e.line < 0 {
+		return false
+	}
+	r := &a.rs[a.e.line]
+	return r.state == refused && (r.g.Reserved || a.gated)
+}
+
+// noteLine records how the line member answered an attempt that waits.
+func (a *attempt) noteLine() {
+	if a.e.waits == nil || a.patience <= 0 {
+		return
+	}
+	if r := &a.rs[a.e.line]; r.state == refused {
+		a.e.waits.refused(a.ts[a.e.line].key, a.owner, r.g, a.gated, a.start, a.ttl, a.patience)
+	}
+}
+
+// leaveLine ends the wait of an attempt that took the lock: the waits
+// forget it, and an attempt that took a quorum without the line member,
+// which refused it and so put the owner in its queue, takes the owner out
+// of that queue, or a release there would grant the lock to an owner that
+// no longer waits, and the line member's reservation would keep everyone
+// from the lock until that grant's lease ran out. A Dequeue that fails
+// leaves the entry to lapse with its patience.
+func (a *attempt) leaveLine(ctx context.Context) {
+	l := a.e.line
+	if l < 0 || a.patience <= 0 {
+		return
+	}
+	if a.e.waits != nil {
+		a.e.waits.done(a.ts[l].key, a.owner)
+	}
+	if a.rs[l].state != refused {
+		return
+	}
+	fanout(ctx, a.ts, a.e.s.plain, func(ctx context.Context, i int) (struct{}, error) {
+		if i != l {
+			return struct{}{}, errSkipped
+		}
+		return struct{}{}, a.ts[i].queuer.Dequeue(ctx, a.ts[i].key, a.owner)
+	}, nil)
+}
+
+// renewTurn takes the line member with the grant a turn brought: it renews
+// the grant's lease there (Expire), which shows that the owner still holds
+// it (a grant given back, or lost to a restart, is not counted) and leaves
+// it unclaimed, so that the line member goes on refusing everyone else
+// should the attempt fail. The hold is the grant's, with its token.
+func (a *attempt) renewTurn(ctx context.Context, t target, lease time.Duration) (driver.Grant, error) {
+	err := t.b.Expire(ctx, t.key, a.owner, lease)
+	switch {
+	case err == nil:
+		return driver.Grant{Acquired: true, Holds: 1, Token: a.held.Token}, nil
+	case errors.Is(err, driver.ErrNotHeld):
+		a.e.waits.done(t.key, a.owner) // the grant is gone: the wait starts over
+		return driver.Grant{}, nil
+	}
+	return driver.Grant{}, err
+}

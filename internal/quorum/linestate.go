@@ -1,0 +1,199 @@
+package quorum
+
+import (
+	"sync"
+	"time"
+
+	"github.com/distlock/distlock/driver"
+)
+
+// hotWindow is how long after the line member refused a waiter of a key
+// through a combinator the combinator's waiting attempts on that key ask
+// the line member first (see lineState).
+const hotWindow = time.Second
+
+// lineState is what a majority combinator with a line member remembers of
+// the recent waits on its keys (by the line member's key), so that a
+// waiter whose turn it is takes the lock in one round, and nobody
+// overtakes it meanwhile.
+//
+// The turn's grant. A waiter's attempts with patience that the line
+// member refuses are recorded: when the last began, the lease it asked
+// for, and the highest token the refusals reported. A turn whose grant
+// carries a higher token is a grant made after that refusal (see
+// driver.Queuer), and the waiter's next attempt, while the lease asked
+// for lasts, takes the line member with it instead of claiming it: it
+// renews the grant there (renewTurn), which leaves it unclaimed, and
+// counts it with the grant's token, which becomes the floor the other
+// members are given, so that their tokens agree with it (the line member
+// made it at least the floor of the refused attempt, see driver.Request).
+// When that attempt fails (another attempt in flight held the other
+// members), the grant is not given back: the lock stays the waiter's
+// there, everyone else is refused, and the waiter asks again within a
+// millisecond, backing off to a second. Claiming it instead would make
+// a failed attempt give it back, to the next in line, and the waiter
+// lose its place.
+//
+// The race it prevents. A holder that releases and asks again at once (the
+// usual loop) asks every member while the waiter takes them; when the
+// releaser's attempt reaches the other members first, it takes them, is
+// refused at the line member (Grant.Reserved) and gives them back, and the
+// waiter's attempt was refused there meanwhile. So an attempt that waits
+// (Request.Patience) on a key that is hot, one whose waiters the line
+// member refused through this combinator within hotWindow, asks the line
+// member first and the other members only if it granted the lock: refused
+// there, it takes nothing anywhere. The waiter whose turn the combinator
+// heard asks every member at once, its turn being its own. An attempt
+// that does not wait, and any attempt on a key that is not hot (the
+// uncontended loop), asks every member at once.
+//
+// A hold on the line member that refuses the gated attempts of a key with
+// the same token for staleAfter cools the key: it may be stale (another
+// owner's, who holds no quorum), and the next attempts ask every member at
+// once and need only a quorum, so a stale hold on the line member costs a
+// waiter a refused attempt or two, not the hold's lease. Under contention
+// the line member's token changes with every holder, and the key stays
+// hot.
+type lineState struct {
+	mu    sync.Mutex
+	hot   map[string]*heat
+	waits map[turnKey]*waiting
+}
+
+// staleAfter is how long one hold on the line member refuses a key's
+// gated attempts before it cools the key.
+const staleAfter = hotWindow / 2
+
+// heat is what keeps a key hot.
+type heat struct {
+	at    time.Time // when a waiter was last refused at the line member
+	token uint64    // the token of the hold that refused the last gated attempt
+	since time.Time // when that hold first refused one
+}
+
+type turnKey struct{ key, owner string }
+
+// waiting is what a combinator knows of one owner's wait on a key.
+type waiting struct {
+	refused time.Time     // when the last attempt the line member refused began
+	until   time.Time     // when that attempt's patience lapses, and the entry with it
+	lease   time.Duration // the lease that attempt asked for: a grant's
+	token   uint64        // the highest token the line member's refusals reported
+	grant   driver.Grant  // a turn's grant above token, if one was heard
+	woken   bool          // a turn heard without a grant
+	retries int           // failed attempts since the grant was heard
+}
+
+// begin starts an attempt of owner on key with patience: it returns
+// whether the attempt asks the line member first, and the grant a turn
+// brought there, if its lease has not run out.
+func (l *lineState) begin(key, owner string, now time.Time) (gated bool, held *driver.Grant) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if w := l.waits[turnKey{key, owner}]; w != nil {
+		if w.grant.Acquired {
+			if now.Sub(w.refused) < w.lease {
+				g := w.grant
+				return false, &g
+			}
+			w.grant = driver.Grant{}
+		}
+		if w.woken {
+			w.woken = false
+			return false, nil
+		}
+	}
+	h, ok := l.hot[key]
+	return ok && now.Sub(h.at) < hotWindow, nil
+}
+
+// refused records the line member's refusal g of an attempt of owner on
+// key that began at start, asked for lease and waits patience: it heats
+// the key, unless one hold has refused its gated attempts for staleAfter,
+// which cools it.
+func (l *lineState) refused(key, owner string, g driver.Grant, gated bool, start time.Time, lease, patience time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	h := l.hot[key]
+	if h == nil {
+		if l.hot == nil {
+			l.hot = make(map[string]*heat)
+		}
+		prune(l.hot, func(h *heat) bool { return start.Sub(h.at) >= hotWindow })
+		h = &heat{}
+		l.hot[key] = h
+	}
+	h.at = start
+	if gated && !g.Reserved {
+		switch {
+		case g.Token != h.token || h.since.IsZero():
+			h.token, h.since = g.Token, start
+		case start.Sub(h.since) >= staleAfter:
+			delete(l.hot, key)
+		}
+	}
+	k := turnKey{key, owner}
+	w := l.waits[k]
+	if w == nil {
+		if l.waits == nil {
+			l.waits = make(map[turnKey]*waiting)
+		}
+		prune(l.waits, func(w *waiting) bool { return !start.Before(w.until) })
+		w = &waiting{}
+		l.waits[k] = w
+	}
+	w.refused, w.until, w.lease, w.token = start, start.Add(patience), lease, max(w.token, g.Token)
+	if w.grant.Token <= w.token {
+		w.grant = driver.Grant{}
+	}
+}
+
+// turn records a turn heard for owner on key: its grant, if it came after
+// the last refusal recorded, or a wake-up.
+func (l *lineState) turn(key, owner string, g driver.Grant) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	w := l.waits[turnKey{key, owner}]
+	switch {
+	case w == nil:
+	case g.Acquired && g.Token > w.token:
+		if g.Token > w.grant.Token {
+			w.grant, w.retries = g, 0
+		}
+	default:
+		w.woken = true
+	}
+}
+
+// failed records that an attempt that held the turn's grant failed, and
+// returns how long the waiter waits before it asks again.
+func (l *lineState) failed(key, owner string) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	w := l.waits[turnKey{key, owner}]
+	if w == nil {
+		return time.Millisecond
+	}
+	w.retries = min(w.retries+1, 11)
+	return min(time.Millisecond<<(w.retries-1), time.Second)
+}
+
+// done forgets owner's wait on key: it holds the lock, or left the queue.
+func (l *lineState) done(key, owner string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.waits, turnKey{key, owner})
+}
+
+// prune drops the entries that are over once m has grown past a few
+// dozen, so that the keys and waiters of the past do not pile up.
+func prune[K comparable, V any](m map[K]V, over func(V) bool) {
+	if len(m) < 64 {
+		return
+	}
+	for k, v := range m {
+		if over(v) {
+			delete(m, k)
+		}
+	}
+}
