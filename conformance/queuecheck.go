@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/driver"
+	"github.com/distlock/distlock/locker"
 )
 
 // inspect returns key's state, or false if the backend cannot say.
@@ -43,7 +44,11 @@ func grantedTo(ctx context.Context, t *testing.T, b driver.Backend, turn driver.
 	if !turn.Acquired && !st.Held {
 		// A store that reserves the lock for the waiter, whose turns
 		// carry no grant (a combinator: see driver.Queuer), shows the
-		// members' holds; the callers check that it refuses others.
+		// members' holds, and refuses everyone else.
+		g, err := b.TryLock(ctx, driver.Request{Key: key, Owner: "probe-" + locker.NewOwner(), TTL: limit})
+		require.NoError(t, err)
+		assert.False(t, g.Acquired, "a key reserved for its waiter is nobody else's")
+		assert.True(t, g.Reserved, "the refusal of a key reserved for its waiter reports the reservation")
 		return driver.State{}
 	}
 	assert.True(t, st.Held, "a granted key is held")

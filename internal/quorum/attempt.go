@@ -81,7 +81,7 @@ func (e *engine) tryLock(ctx context.Context, ts []target, r driver.Request) (dr
 		return a.fail(ctx, err)
 	}
 	if a.overtakes() {
-		return a.fail(ctx, fmt.Errorf("%s, which keeps the wait queue, has granted it to the first waiter", ts[e.line].label))
+		return a.fail(ctx, fmt.Errorf("%s, which keeps the wait queue, refused it", ts[e.line].label))
 	}
 	if n := a.count(func(r *memberResult) bool { return r.counted }); n < e.needed {
 		reason := fmt.Errorf("%d of %d members granted the lock, %d needed", n, len(ts), e.needed)

@@ -14,9 +14,11 @@ import (
 // caller's deadline. A member that refused is left alone: a refusal means
 // that another owner holds the lock there (an owner's own hold is
 // re-entered, not refused), so its Unlock would find nothing to drop, and
-// asking would cost a contended attempt a second round for nothing. A member that granted the lock, or may have, and was
-// not released by then is released in the background (see background):
-// the caller is not held past its deadline, and the release is not lost.
+// asking would cost a contended attempt a second round for nothing. So is
+// the line member whose grant a turn brought (see lineState). A member
+// that granted the lock, or may have, and was not released by then is
+// released in the background (see background): the caller is not held
+// past its deadline, and the release is not lost.
 // On a re-entry the members in an unknown state are left alone, since an
 // Unlock there could drop the owner's earlier hold instead; they keep at
 // most one extra hold until their lease ends.
