@@ -76,7 +76,8 @@ type Queuer interface {
 	Dequeue(ctx context.Context, key, owner string) error
 
 	// WatchTurn arranges for fn to be called each time key is granted to
-	// owner, with the grant (Acquired, Holds 1, its Token), until stop is
+	// owner, with the grant (Acquired, Holds 1, its Token, and the Uptime
+	// of a store that reports it), until stop is
 	// called. fn is also called with a zero Grant when a grant may have
 	// gone unheard (for example when the subscription becomes active, and
 	// after a reconnection), or when the store can only wake the waiter:

@@ -102,7 +102,7 @@ type Grant struct {
 	// lease.
 	Validity time.Duration
 	// Uptime, when positive, is how long the store had been running when it
-	// made the attempt. Stores that forget their locks when they restart
+	// made the attempt (or, for a grant a Queuer's turn brings, the grant). Stores that forget their locks when they restart
 	// (Redis without persistence) report it so that a RedLock can leave a
 	// freshly restarted member out of its quorum. Zero means the store does
 	// not say; a store that does reports at least one nanosecond.

@@ -89,7 +89,7 @@ func (s *Store) handOff(key string, now time.Time) notice {
 	s.locks[key] = h
 	return notice{
 		watchers: s.watchersOf(watched{key: key, owner: next.owner}),
-		grant:    driver.Grant{Acquired: true, Holds: 1, Token: h.token},
+		grant:    driver.Grant{Acquired: true, Holds: 1, Token: h.token, Uptime: s.uptime()},
 	}
 }
 

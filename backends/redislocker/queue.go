@@ -3,6 +3,7 @@ package redislocker
 import (
 	"context"
 	"strconv"
+	"strings"
 
 	"github.com/distlock/distlock/driver"
 )
@@ -53,12 +54,18 @@ func (b *Backend) WatchTurn(ctx context.Context, key, owner string, fn func(driv
 	return b.watchChannel(ctx, k.turns+owner, k.slot, w)
 }
 
-// turnGrant reads a message: a grant's token on a turn channel (see
-// queueLua), anything else a wake-up.
+// turnGrant reads a message: a grant's token and the server's uptime in
+// ms (-1 if unknown) on a turn channel (see queueLua), anything else a
+// wake-up.
 func turnGrant(payload string) driver.Grant {
-	token, err := strconv.ParseUint(payload, 10, 64)
+	tok, up, _ := strings.Cut(payload, " ")
+	token, err := strconv.ParseUint(tok, 10, 64)
 	if err != nil || token == 0 {
 		return driver.Grant{}
 	}
-	return driver.Grant{Acquired: true, Holds: 1, Token: token}
+	ms, err := strconv.ParseInt(up, 10, 64)
+	if err != nil {
+		ms = -1
+	}
+	return driver.Grant{Acquired: true, Holds: 1, Token: token, Uptime: uptime(ms)}
 }

@@ -71,7 +71,8 @@ func TestHandOffWakesOnlyTheWaiterItIsFor(t *testing.T) {
 
 	turn := granted.Load()
 	require.NotNil(t, turn, "the first waiter's turn must carry the grant")
-	assert.Equal(t, driver.Grant{Acquired: true, Holds: 1, Token: turn.Token}, *turn)
+	assert.Equal(t, driver.Grant{Acquired: true, Holds: 1, Token: turn.Token, Uptime: turn.Uptime}, *turn)
+	assert.Positive(t, turn.Uptime, "a turn reports the server's uptime, for a combinator's restart guard")
 	assert.Greater(t, turn.Token, g.Token)
 	st, err := b.Inspect(ctx, key)
 	require.NoError(t, err)
@@ -81,7 +82,8 @@ func TestHandOffWakesOnlyTheWaiterItIsFor(t *testing.T) {
 	// The waiter's attempt claims the grant: no second hold.
 	claim, err := b.TryLock(ctx, driver.Request{Key: key, Owner: first, TTL: time.Minute, Patience: time.Minute})
 	require.NoError(t, err)
-	assert.Equal(t, driver.Grant{Acquired: true, Holds: 1, Token: turn.Token}, claim)
+	assert.Equal(t, driver.Grant{Acquired: true, Holds: 1, Token: turn.Token, Uptime: claim.Uptime}, claim)
+	assert.GreaterOrEqual(t, claim.Uptime, turn.Uptime, "a claim reports the server's uptime, as an acquisition does")
 	require.NoError(t, b.Unlock(ctx, key, first))
 }
 

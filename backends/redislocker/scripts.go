@@ -134,11 +134,28 @@ redis.call('HSET', lock, 's', struct.pack(` + stateFormat + `, e, n, t, x, b, q,
 if keep then redis.call('PEXPIREAT', lock, x) end
 `
 
+// uptimeLua defines uptime(): the server's uptime in ms, from b, or -1
+// when b is unknown. A grant (its turn message) and a claim report it, as
+// an acquisition does, for the restart guard of a combinator that counts
+// them (see driver.Grant.Uptime).
+const uptimeLua = `
+local function uptime()
+	if b and b >= 0 then return math.max(math.floor((us - b) / 1000), 0) end
+	return -1
+end
+`
+
 // bootLua sets b, the server's boot time, from the marker M when
 // the lock hash did not have it, and up (a local of the caller), the
 // uptime in ms, when known. The marker is the mutexes' (see tryLockSrc):
 // INFO, under redis.pcall, writes it when missing, and a refusal marks it
-// unknown for a minute; b is then -1.
+// unknown for a minute; b is then -1. INFO counts whole seconds between
+// times cut to the second, so it may say 1 a moment after the start: b is
+// put a second later than INFO says, so that the uptime is never
+// overstated. A combinator's restart guard must not count a server that
+// restarted less than its window ago (a torture run with a 1 s guard saw
+// a server 0.15 s after its restart reported 1.03 s old, and counted).
+// The price is a second more of the guard after each restart.
 const bootLua = `
 if not b or b < 0 then
 	local m = redis.call('GET', M)
@@ -147,7 +164,7 @@ if not b or b < 0 then
 		local info = redis.pcall('INFO', 'server')
 		local up = type(info) == 'string' and string.match(info, 'uptime_in_seconds:(%d+)')
 		if up then
-			b = us - up * 1000000
+			b = us - math.max(up - 1, 0) * 1000000
 			redis.call('SET', M, string.format('%.0f', b))
 		else
 			redis.call('SET', M, 'unknown', 'PX', 60000)
@@ -166,8 +183,9 @@ if b >= 0 then up = math.max(math.floor((us - b) / 1000), 0) end
 // patience has not lapsed: the lock holds that owner with count 0 (one
 // hold, not yet claimed), the lease the waiter asked for, and a new token,
 // at least the floor its last attempt gave (a combinator's waiter then
-// holds a token its other members agree with, see driver.Request); the token is
-// the message, on that waiter's turn channel (turns .. owner) instead of
+// holds a token its other members agree with, see driver.Request); the token
+// and the server's uptime in ms (-1 if unknown) are the message, on that
+// waiter's turn channel (turns .. owner) instead of
 // the release channel, so it wakes nobody else and the waiter needs no
 // other call. A trylock of the owner with patience claims the grant
 // (count 0 -> 1, lease reset), one without re-enters it (0 -> 2), and
@@ -194,6 +212,7 @@ if b >= 0 then up = math.max(math.floor((us - b) / 1000), 0) end
 // (TestScriptCallsWithinTenElements checks every single-lock operation).
 const queueLua = `
 local channel, turns = lock .. ':released', lock .. ':turn:'
+` + uptimeLua + `
 local function head()
 	while true do
 		local w = redis.call('LINDEX', queue, 0)
@@ -216,7 +235,7 @@ local function grant(w, lease, f)
 	redis.call('HDEL', waiters, w)
 	t = math.max(us, t + 1, f)
 	o, n, e = w, 0, ms + lease
-	redis.call(publish, turns .. w, t)
+	redis.call(publish, turns .. w, string.format('%.0f %.0f', t, uptime()))
 end
 local function handoff()
 	local w, lease, f = head()
@@ -262,7 +281,7 @@ return struct.pack(grantf, 1, 1, t, 0, up)
 // in place of the holds when the lock is a grant not yet claimed, see
 // driver.Grant.Reserved): one string, which
 // costs the script less than an array of five. The uptime is reported on
-// free-to-held transitions only.
+// free-to-held transitions and on the claim of a grant only.
 //
 // The marker holds the server's boot time in microseconds. It is written
 // from INFO's uptime_in_seconds when missing (after a restart without
@@ -290,12 +309,17 @@ if not s and redis.call('EXISTS', lock) == 1 then
 	return redis.error_reply('DISTLOCKLAYOUT the key of the lock is a hash without the field s')
 end
 if held and o == owner then
-	if n == 0 then t = math.max(t, floor) end -- a grant claimed: its token rises to the floor
+	local up = -1
+	if n == 0 then -- a grant claimed: its token rises to the floor
+		t = math.max(t, floor)
+` + uptimeLua + `
+		up = uptime()
+	end
 	n = n + 1
 	if n == 1 and patience == 0 then n = 2 end -- a grant re-entered, claimed with it
 	e = ms + ttl
 ` + saveLua + `
-	return struct.pack(grantf, 1, n, t, 0, -1)
+	return struct.pack(grantf, 1, n, t, 0, up)
 end
 if held and patience == 0 then return struct.pack(grantf, 0, n == 0 and 1 or 0, 0, e - ms, -1) end
 if not held and q == 0 then

@@ -144,7 +144,9 @@ func (a *attempt) renewTurn(ctx context.Context, t target, lease time.Duration) 
 	err := t.b.Expire(ctx, t.key, a.owner, lease)
 	switch {
 	case err == nil:
-		return driver.Grant{Acquired: true, Holds: 1, Token: a.held.Token}, nil
+		// The grant's uptime, not the renewal's: the restart guard must
+		// see a store that restarted before it made the grant.
+		return driver.Grant{Acquired: true, Holds: 1, Token: a.held.Token, Uptime: a.held.Uptime}, nil
 	case errors.Is(err, driver.ErrNotHeld):
 		a.e.waits.done(t.key, a.owner) // the grant is gone: the wait starts over
 		return driver.Grant{}, nil
