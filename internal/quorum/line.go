@@ -110,10 +110,11 @@ func (a *attempt) noteLine() {
 }
 
 // leaveLine ends the wait of an attempt that took the lock: the waits
-// forget it, and an attempt that took a quorum without the line member,
-// which refused it and so put the owner in its queue, takes the owner out
-// of that queue, or a release there would grant the lock to an owner that
-// no longer waits, and the line member's reservation would keep everyone
+// forget it, and an attempt that took a quorum without the line member
+// (which refused it, and so put the owner in its queue, or did not
+// answer, after an earlier attempt may have) takes the owner out of that
+// queue, or a release there would grant the lock to an owner that no
+// longer waits, and the line member's reservation would keep everyone
 // from the lock until that grant's lease ran out. A Dequeue that fails
 // leaves the entry to lapse with its patience.
 func (a *attempt) leaveLine(ctx context.Context) {
@@ -124,7 +125,7 @@ func (a *attempt) leaveLine(ctx context.Context) {
 	if a.e.waits != nil {
 		a.e.waits.done(a.ts[l].key, a.owner)
 	}
-	if a.rs[l].state != refused {
+	if a.rs[l].state == acquired {
 		return
 	}
 	fanout(ctx, a.ts, a.e.s.plain, func(ctx context.Context, i int) (struct{}, error) {
