@@ -102,9 +102,11 @@ type Grant struct {
 	// lease.
 	Validity time.Duration
 	// Uptime, when positive, is how long the store had been running when it
-	// made the attempt (or, for a grant a Queuer's turn brings, the grant). Stores that forget their locks when they restart
-	// (Redis without persistence) report it so that a RedLock can leave a
-	// freshly restarted member out of its quorum. Zero means the store does
+	// made the attempt (or, for a grant a Queuer's turn brings, the grant).
+	// Stores that forget their locks when they restart (Redis without
+	// persistence) report it so that a RedLock can leave a freshly
+	// restarted member out of its quorum; a store that cannot tell it
+	// exactly understates it. Zero means the store does
 	// not say; a store that does reports at least one nanosecond.
 	Uptime time.Duration
 }

@@ -24,7 +24,8 @@ const hotWindow = time.Second
 // driver.Queuer), and the waiter's next attempt, while the lease asked
 // for lasts, takes the line member with it instead of claiming it: it
 // renews the grant there (renewTurn), which leaves it unclaimed, and
-// counts it with the grant's token, which becomes the floor the other
+// counts it with the store's uptime when it made the grant (for the
+// restart guard) and the grant's token, which becomes the floor the other
 // members are given, so that their tokens agree with it (the line member
 // made it at least the floor of the refused attempt, see driver.Request).
 // When that attempt fails (another attempt in flight held the other
