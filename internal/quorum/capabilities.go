@@ -31,15 +31,10 @@ import (
 // notifying adds driver.Notifier.
 type notifying struct{ c *combinator }
 
-// queueing adds driver.Notifier and driver.Queuer (whose Dequeue is the
-// combinator's own), for a combinator with a line member (see lineOf),
-// which is a notifying member.
-type queueing struct{ c *combinator }
-
-// Watch implements driver.Notifier, as notifying's does.
-func (q queueing) Watch(ctx context.Context, key string, fn func()) (func(), error) {
-	return q.c.watchKey(ctx, key, fn)
-}
+// queueing adds driver.Notifier (notifying's Watch) and driver.Queuer
+// (whose Dequeue is the combinator's own), for a combinator with a line
+// member (see lineOf), which is a notifying member.
+type queueing struct{ notifying }
 
 // WatchTurn implements driver.Queuer: fn is called, with a zero Grant,
 // when the line member grants key to owner (see combinator.watchTurn).
@@ -171,7 +166,8 @@ func (c *combinator) withCapabilities() driver.Backend {
 		inspect = inspect && t.inspector != nil
 		force = force && t.forcer != nil
 	}
-	n, q, i, f := notifying{c}, queueing{c}, inspecting{c}, forcing{c}
+	n, i, f := notifying{c}, inspecting{c}, forcing{c}
+	q := queueing{n}
 	switch {
 	case c.line >= 0 && inspect && force:
 		return withQIF{c, q, i, f}
