@@ -24,8 +24,9 @@
 // the MultiLock waits in line there: waiters get the lock in the order
 // they asked for it, and a release wakes only the first of them, which
 // holds the gate from then on and takes the other members with its next
-// attempt. Without a queue at the gate, waiters wake on any member's
-// release notification and race at the gate.
+// attempt; a waiter that holds the gate and is refused by another member
+// wakes at that member's release. Without a queue at the gate, waiters
+// wake on any member's release notification and race at the gate.
 //
 // # Shared locks
 //

@@ -37,8 +37,13 @@
 // holder that just released it and asks again. The line member decides
 // the order only: a quorum without it is still a quorum, so a line member
 // that is down, or held by another owner who holds no quorum, costs a
-// waiter at most a refused attempt or two. Without such a member, waiters
-// wake on any member's release notification and race.
+// waiter at most a refused attempt or two, and a waiter that another
+// owner keeps from a quorum of the other members wakes at their releases.
+// Processes that name the servers differently (a DNS alias, a proxy) may
+// pick different line members: they exclude each other as always, but
+// wait in separate lines and race between them, so name each server the
+// same way everywhere for first-come order. Without such a member,
+// waiters wake on any member's release notification and race.
 //
 // # Shared locks
 //

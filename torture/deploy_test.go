@@ -2,6 +2,7 @@ package torture
 
 import (
 	"context"
+	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -113,8 +114,12 @@ func (l *links) of(i int) []*tcpproxy.Proxy {
 func (d *deployment) redisBackend(t *testing.T, l *links, i int, s *redistest.Server) *redislocker.Backend {
 	t.Helper()
 	p := l.proxy(t, i, s.Addr())
+	dialer := net.Dialer{Timeout: 300 * time.Millisecond}
 	c := redis.NewClient(&redis.Options{
-		Addr:                  p.Addr(),
+		Addr: s.Addr(),
+		Dialer: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return dialer.DialContext(ctx, network, p.Addr())
+		},
 		ContextTimeoutEnabled: true,
 		DialTimeout:           300 * time.Millisecond,
 		MaxRetries:            -1,

@@ -15,10 +15,11 @@ import (
 // that another owner holds the lock there (an owner's own hold is
 // re-entered, not refused), so its Unlock would find nothing to drop, and
 // asking would cost a contended attempt a second round for nothing. So is
-// the line member whose grant a turn brought (see lineState). A member
-// that granted the lock, or may have, and was not released by then is
-// released in the background (see background): the caller is not held
-// past its deadline, and the release is not lost.
+// the line member whose grant a turn brought (see lineState), unless
+// another member reserved the lock for a waiter of its own (otherLine).
+// A member that granted the lock, or may have, and was not released by
+// then is released in the background (see background): the caller is not
+// held past its deadline, and the release is not lost.
 // On a re-entry the members in an unknown state are left alone, since an
 // Unlock there could drop the owner's earlier hold instead; they keep at
 // most one extra hold until their lease ends.
@@ -32,15 +33,22 @@ import (
 // quorum cannot be reached (of the members, or of the fencing members that
 // must carry the token), or the line member reserved it for the first
 // waiter (see lineOf); and otherwise ErrUnavailable, the stores could
-// not decide, with the reason and the members' errors.
+// not decide, with the reason and the members' errors. A waiter that was
+// not refused by the line member, and so is not in line, is told when to
+// ask again by its back-off (see wakes); one in line, by the holder's
+// remaining lease.
 func (a *attempt) fail(ctx context.Context, reason error) (driver.Grant, error) {
 	reentry := a.reentry()
-	// A waiter that held the line member gives it up below, and with it
-	// its place in line: it must ask again at once to queue again.
-	lostPlace := a.patience > 0 && a.e.line >= 0 && a.rs[a.e.line].state == acquired && !reentry && a.held == nil
+	// A waiter that the line member did not refuse is not in line there:
+	// it is stuck (see wakes).
+	stuck := a.patience > 0 && a.e.line >= 0 && a.rs[a.e.line].state != refused && !reentry
 	kept := -1 // the line member a turn granted: the grant stays (see lineState)
 	if a.held != nil && a.rs[a.e.line].state != refused {
-		kept = a.e.line
+		if a.otherLine() {
+			a.e.waits.done(a.ts[a.e.line].key, a.owner) // the grant is given back below
+		} else {
+			kept = a.e.line
+		}
 	}
 	mustRelease := func(i int) bool {
 		r := &a.rs[i]
@@ -100,12 +108,12 @@ func (a *attempt) fail(ctx context.Context, reason error) (driver.Grant, error) 
 		// Another owner holds so many members, or so many of the fencing
 		// ones, that this owner could not have reached the quorum; or the
 		// line member reserved the lock for its first waiter.
-		if lostPlace {
-			return driver.Grant{Remaining: time.Nanosecond}, nil
-		}
-		if kept >= 0 {
-			// The waiter holds the line member still: it asks again soon.
-			return driver.Grant{Remaining: a.e.waits.failed(a.ts[kept].key, a.owner)}, nil
+		if stuck {
+			refusing := make([]bool, len(a.rs))
+			for i, r := range a.rs {
+				refusing[i] = r.state == refused
+			}
+			return driver.Grant{Remaining: a.e.wakes.stuck(a.ts[a.e.line].key, a.owner, a.start, refusing)}, nil
 		}
 		// A reservation of the line member is the combinator's.
 		reserved := a.e.line >= 0 && a.rs[a.e.line].state == refused && a.rs[a.e.line].g.Reserved
@@ -138,6 +146,21 @@ func (a *attempt) settle(i int, err error) {
 	} else {
 		r.err = fmt.Errorf("%w; releasing: %v", r.err, err)
 	}
+}
+
+// otherLine reports whether a member other than the line member refused
+// the attempt with Grant.Reserved: it reserves the lock for a waiter in its
+// own queue, the line member of combinators that name the members
+// differently. A waiter that kept the turn's grant here while the other
+// line's waiter keeps its own could keep both from a quorum for as long
+// as the grants last, so the grant is given back instead.
+func (a *attempt) otherLine() bool {
+	for i, r := range a.rs {
+		if i != a.e.line && r.state == refused && r.g.Reserved {
+			return true
+		}
+	}
+	return false
 }
 
 // remaining is the hint for a waiter: the shortest remaining lease among

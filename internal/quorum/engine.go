@@ -26,6 +26,9 @@ type engine struct {
 	// waits is what a majority lock with a line member remembers of the
 	// waits on its keys (see lineState); nil for others.
 	waits *lineState
+	// wakes are the turn watches of a combinator with a line member (see
+	// wakes); nil for others.
+	wakes *wakes
 	// bg runs the releases failed attempts leave behind.
 	bg *background
 	// share is the kind of shared lock a view's members hold (see
@@ -43,8 +46,11 @@ func newEngine(kind Kind, s Settings, ts []target, share driver.Share) engine {
 		}
 	}
 	e.fenceQuorum = e.fencers/2 + 1
-	if e.line >= 0 && e.gate < 0 {
-		e.waits = new(lineState)
+	if e.line >= 0 {
+		e.wakes = new(wakes)
+		if e.gate < 0 {
+			e.waits = new(lineState)
+		}
 	}
 	return e
 }

@@ -64,7 +64,9 @@ func lineOf(kind Kind, ts []target, share driver.Share) int {
 // fn is called whenever the line member grants key to owner, or may have,
 // always with a zero Grant, since the grant is the line member's alone:
 // the waiter's next attempt takes the other members. A majority lock keeps
-// the grant for that attempt (see lineState).
+// the grant for that attempt (see lineState). While the waiter is stuck
+// (see wakes), fn is also called at the releases of the members that
+// refused it.
 func (c *combinator) watchTurn(ctx context.Context, key, owner string, fn func(driver.Grant)) (func(), error) {
 	ts, err := c.enterOwner(key, owner)
 	if err != nil {
@@ -84,7 +86,9 @@ func (c *combinator) watchTurn(ctx context.Context, key, owner string, fn func(d
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s: %w", c.kind.name, l.label, err)
 	}
-	return stop, nil
+	w := &waker{ctx: context.WithoutCancel(ctx), fn: func() { fn(driver.Grant{}) }, watch: c.watchOthers(ts)}
+	remove := c.wakes.add(l.key, owner, w)
+	return func() { remove(); stop() }, nil
 }
 
 // overtakes reports whether the attempt would overtake the line member's
@@ -99,13 +103,24 @@ func (a *attempt) overtakes() bool {
 	return r.state == refused && (r.g.Reserved || a.gated)
 }
 
-// noteLine records how the line member answered an attempt that waits.
+// noteLine records how the line member answered an attempt that waits: a
+// refusal puts the owner in line there, and a TryLock that took it used
+// up any grant a turn brought meanwhile (see lineState.claimed).
 func (a *attempt) noteLine() {
-	if a.e.waits == nil || a.patience <= 0 {
+	if a.e.line < 0 || a.patience <= 0 {
 		return
 	}
-	if r := &a.rs[a.e.line]; r.state == refused {
-		a.e.waits.refused(a.ts[a.e.line].key, a.owner, r.g, a.gated, a.start, a.ttl, a.patience)
+	r := &a.rs[a.e.line]
+	key := a.ts[a.e.line].key
+	if r.state == acquired && a.held == nil && a.e.waits != nil {
+		a.e.waits.claimed(key, a.owner, r.g.Token)
+	}
+	if r.state != refused {
+		return
+	}
+	a.e.wakes.inLine(key, a.owner)
+	if a.e.waits != nil {
+		a.e.waits.refused(key, a.owner, r.g, a.gated, a.start, a.ttl, a.patience)
 	}
 }
 
@@ -122,6 +137,7 @@ func (a *attempt) leaveLine(ctx context.Context) {
 	if l < 0 || a.patience <= 0 {
 		return
 	}
+	a.e.wakes.inLine(a.ts[l].key, a.owner)
 	if a.e.waits != nil {
 		a.e.waits.done(a.ts[l].key, a.owner)
 	}

@@ -30,10 +30,12 @@ const hotWindow = time.Second
 // made it at least the floor of the refused attempt, see driver.Request).
 // When that attempt fails (another attempt in flight held the other
 // members), the grant is not given back: the lock stays the waiter's
-// there, everyone else is refused, and the waiter asks again within a
-// millisecond, backing off to a second. Claiming it instead would make
-// a failed attempt give it back, to the next in line, and the waiter
-// lose its place.
+// there, everyone else is refused, and the waiter is stuck (see wakes): it
+// asks again at the other members' next release, or within a millisecond,
+// backing off to a second. Claiming it instead would make a failed
+// attempt give it back, to the next in line, and the waiter lose its
+// place. Only when another member refused the attempt with
+// Grant.Reserved (see attempt.otherLine) is the grant given back.
 //
 // The race it prevents. A holder that releases and asks again at once (the
 // usual loop) asks every member while the waiter takes them; when the
@@ -82,7 +84,6 @@ type waiting struct {
 	token   uint64        // the highest token the line member's refusals reported
 	grant   driver.Grant  // a turn's grant above token, if one was heard
 	woken   bool          // a turn heard without a grant
-	retries int           // failed attempts since the grant was heard
 }
 
 // begin starts an attempt of owner on key with patience: it returns
@@ -159,24 +160,26 @@ func (l *lineState) turn(key, owner string, g driver.Grant) {
 	case w == nil:
 	case g.Acquired && g.Token > w.token:
 		if g.Token > w.grant.Token {
-			w.grant, w.retries = g, 0
+			w.grant = g
 		}
 	default:
 		w.woken = true
 	}
 }
 
-// failed records that an attempt that held the turn's grant failed, and
-// returns how long the waiter waits before it asks again.
-func (l *lineState) failed(key, owner string) time.Duration {
+// claimed records that an attempt of owner took the line member with a
+// TryLock, which claims any grant made to owner there: a turn's grant
+// heard meanwhile, whose token is at most the claim's, is used up (the
+// attempt holds it, or gives it back when it fails).
+func (l *lineState) claimed(key, owner string, token uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	w := l.waits[turnKey{key, owner}]
-	if w == nil {
-		return time.Millisecond
+	if w := l.waits[turnKey{key, owner}]; w != nil {
+		w.token = max(w.token, token)
+		if w.grant.Token <= w.token {
+			w.grant = driver.Grant{}
+		}
 	}
-	w.retries = min(w.retries+1, 11)
-	return min(time.Millisecond<<(w.retries-1), time.Second)
 }
 
 // done forgets owner's wait on key: it holds the lock, or left the queue.

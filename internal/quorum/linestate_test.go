@@ -41,8 +41,7 @@ func TestATurnsGrantIsUsedOnlyAfterTheRefusalItFollows(t *testing.T) {
 
 // TestAStaleHoldCoolsAKey: gated attempts refused by one hold on the line
 // member for staleAfter cool the key; holds that change (contention) keep
-// it hot; a failed attempt with a turn's grant backs off from a
-// millisecond to a second.
+// it hot.
 func TestAStaleHoldCoolsAKey(t *testing.T) {
 	var l lineState
 	start := time.Now()
@@ -59,14 +58,4 @@ func TestAStaleHoldCoolsAKey(t *testing.T) {
 	l.refused("k", "p", driver.Grant{Token: 4}, true, at, time.Second, 3*time.Second)
 	gated, _ = l.begin("k", "p", at)
 	assert.False(t, gated, "one hold refusing for staleAfter cools the key")
-
-	l.refused("k", "o", driver.Grant{Token: 5}, false, start, time.Second, 3*time.Second)
-	l.turn("k", "o", driver.Grant{Acquired: true, Holds: 1, Token: 6})
-	var waits []time.Duration
-	for range 12 {
-		waits = append(waits, l.failed("k", "o"))
-	}
-	assert.Equal(t, time.Millisecond, waits[0])
-	assert.Equal(t, 2*time.Millisecond, waits[1])
-	assert.Equal(t, time.Second, waits[11], "the back-off stops at a second")
 }

@@ -1,0 +1,215 @@
+package quorum
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// wakes are the turn watches of a combinator with a line member, by the
+// line member's key and the owner, for the waiters that are not in line.
+//
+// A waiter is in line when the line member refused its last attempt: the
+// line member has it in its queue, and its turn comes with a release
+// there (WatchTurn). A waiting attempt can also fail with the line
+// member's grant: it took the line member, or held the grant a turn
+// brought, and another owner held so many other members that it had no
+// quorum. That owner holds no hold at the line member, so no turn comes of
+// its release: a stale hold, a holder that took a quorum without the line
+// member, or a combinator that picked another line member (clients that
+// name the stores differently). Such a waiter is stuck: its turn watch
+// also watches the other members from then on, the first time lazily,
+// and passes on the releases of the members that refused its last
+// attempt while it is stuck (not those of the members it took, whose
+// releases are its own), and its attempts back off from a millisecond to
+// a second as a safety net. A waiter in line hears only its turns, so
+// that a release wakes one waiter, not all.
+type wakes struct {
+	mu sync.Mutex
+	m  map[turnKey][]*waker
+	// retries counts the failed attempts of each stuck waiter since it
+	// was last in line.
+	retries map[turnKey]retries
+}
+
+// retries are a stuck waiter's failed attempts: how many, and when the
+// last failed.
+type retries struct {
+	n    int
+	last time.Time
+}
+
+// waker is one turn watch.
+type waker struct {
+	// watch watches the other members' releases, calling fire with the
+	// member's index.
+	watch func(ctx context.Context, fire func(member int)) (stop func(), err error)
+	ctx   context.Context
+	fn    func()
+	ws    *wakes  // set by add
+	k     turnKey // set by add
+
+	mu      sync.Mutex
+	from    []bool // while stuck, the members whose releases wake it
+	started bool
+	stop    func() // the other members' watch, once set up
+	ended   bool
+}
+
+// add registers w, and returns the function that removes it and stops its
+// watch of the other members.
+func (ws *wakes) add(key, owner string, w *waker) func() {
+	k := turnKey{key, owner}
+	w.ws, w.k = ws, k
+	ws.mu.Lock()
+	if ws.m == nil {
+		ws.m = make(map[turnKey][]*waker)
+	}
+	ws.m[k] = append(ws.m[k], w)
+	ws.mu.Unlock()
+	return func() {
+		ws.mu.Lock()
+		list := ws.m[k]
+		for i, x := range list {
+			if x == w {
+				list = append(list[:i], list[i+1:]...)
+				break
+			}
+		}
+		if len(list) == 0 {
+			delete(ws.m, k)
+			delete(ws.retries, k)
+		} else {
+			ws.m[k] = list
+		}
+		ws.mu.Unlock()
+		w.end()
+	}
+}
+
+// stuck records that a waiting attempt of owner failed with the line
+// member's grant: the owner's turn watches wake it at the releases of the
+// members that refused it (refused[i]) from now on. It returns how long
+// the waiter waits at most before it asks again.
+func (ws *wakes) stuck(key, owner string, now time.Time, refused []bool) time.Duration {
+	k := turnKey{key, owner}
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if ws.retries == nil {
+		ws.retries = make(map[turnKey]retries)
+	}
+	// A waiter that gave up without a turn watch is forgotten once it
+	// would have asked again long since.
+	prune(ws.retries, func(r retries) bool { return now.Sub(r.last) > 2*time.Second })
+	r := ws.retries[k]
+	r.n, r.last = min(r.n+1, 11), now
+	ws.retries[k] = r
+	for _, w := range ws.m[k] {
+		w.arm(refused)
+	}
+	return min(time.Millisecond<<(r.n-1), time.Second)
+}
+
+// inLine records that owner waits in line, or waits no more: its turn
+// watches hear only its turns again.
+func (ws *wakes) inLine(key, owner string) {
+	k := turnKey{key, owner}
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if _, ok := ws.retries[k]; !ok {
+		return
+	}
+	delete(ws.retries, k)
+	for _, w := range ws.m[k] {
+		w.mu.Lock()
+		w.from = nil
+		w.mu.Unlock()
+	}
+}
+
+// arm makes w pass on the releases of the members that from marks, and starts
+// watching the other members the first time. The watch is set up in a
+// goroutine of its own, as the attempt that arms w must not wait for it.
+func (w *waker) arm(from []bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.from = from
+	if w.started || w.ended {
+		return
+	}
+	w.started = true
+	go func() {
+		stop, err := w.watch(w.ctx, w.fire)
+		if err != nil {
+			return // the backoff stays
+		}
+		w.mu.Lock()
+		ended := w.ended
+		if !ended {
+			w.stop = stop
+		}
+		w.mu.Unlock()
+		if ended {
+			stop()
+		}
+	}()
+}
+
+// fire passes on a release of member i if the waiter is stuck behind it,
+// under w.mu, so that fn is not called once end has returned, and starts
+// the back-off over: the waiter's next attempt follows a release.
+func (w *waker) fire(i int) {
+	w.ws.mu.Lock() // before w.mu, as in stuck and inLine
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	stuck := i < len(w.from) && w.from[i] && !w.ended
+	if r, ok := w.ws.retries[w.k]; ok && stuck {
+		r.n = 0
+		w.ws.retries[w.k] = r
+	}
+	w.ws.mu.Unlock()
+	if stuck {
+		w.fn()
+	}
+}
+
+// end stops the other members' watch, if it is set up, and any watch set
+// up later stops itself.
+func (w *waker) end() {
+	w.mu.Lock()
+	w.ended = true
+	stop := w.stop
+	w.stop = nil
+	w.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
+
+// watchOthers returns the watch of a stuck waiter's turn watch on targets
+// ts: it watches every member but the line member, calling fire with the
+// member's index. A member that cannot be watched leaves its releases to
+// the back-off.
+func (c *combinator) watchOthers(ts []target) func(ctx context.Context, fire func(int)) (func(), error) {
+	return func(ctx context.Context, fire func(int)) (func(), error) {
+		ctx, call, err := c.guard.Start(ctx, 0) // Close does not wait for the setup
+		if err != nil {
+			return nil, err
+		}
+		defer call.End()
+		var stops []func()
+		for i, t := range ts {
+			if i == c.line || t.notifier == nil {
+				continue
+			}
+			if stop, err := t.notifier.Watch(ctx, t.key, func() { fire(i) }); err == nil {
+				stops = append(stops, stop)
+			}
+		}
+		return func() {
+			for _, stop := range stops {
+				stop()
+			}
+		}, nil
+	}
+}
