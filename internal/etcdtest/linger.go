@@ -12,7 +12,8 @@ import (
 // timeoutConn, 5 s for peers), so net/http cannot abort it at once, and the
 // other member's client side of that connection waits for it. Close waits
 // for them to end, so that tests checking for leaked goroutines (goleak)
-// need no exceptions for etcd.
+// need no exceptions for them (torture's TestMain names the one goroutine
+// a stopped member can leave for good).
 
 // lingerLimit bounds the wait; the peer read timeout is 5 s.
 const lingerLimit = 10 * time.Second
