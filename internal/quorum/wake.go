@@ -17,7 +17,8 @@ import (
 // quorum. That owner holds no hold at the line member, so no turn comes of
 // its release: a stale hold, a holder that took a quorum without the line
 // member, or a combinator that picked another line member (clients that
-// name the stores differently). Such a waiter is stuck: its turn watch
+// name the stores differently). So can an attempt that the line member
+// did not answer: it may not be in line there. Such a waiter is stuck: its turn watch
 // also watches the other members from then on, the first time lazily,
 // and passes on the releases of the members that refused its last
 // attempt while it is stuck (not those of the members it took, whose
@@ -28,7 +29,7 @@ type wakes struct {
 	mu sync.Mutex
 	m  map[turnKey][]*waker
 	// retries counts the failed attempts of each stuck waiter since it
-	// was last in line.
+	// was last in line or heard a release.
 	retries map[turnKey]retries
 }
 
@@ -192,7 +193,7 @@ func (w *waker) end() {
 // the back-off.
 func (c *combinator) watchOthers(ts []target) func(ctx context.Context, fire func(int)) (func(), error) {
 	return func(ctx context.Context, fire func(int)) (func(), error) {
-		ctx, call, err := c.guard.Start(ctx, 0) // Close does not wait for the setup
+		ctx, call, err := c.guard.Start(ctx, 0) // Close cancels the setup, and waits for it
 		if err != nil {
 			return nil, err
 		}
