@@ -12,12 +12,13 @@
 // is needed, raises the members' fencing counters to the combined token,
 // and releases members whose first call ended in an unknown state. It then checks the quorum and the validity
 // (lease less elapsed time and clock drift). A failed attempt releases
-// every member, within the caller's deadline and then in the background
+// the members it took, within the caller's deadline and then in the background
 // (background.go), and reports "not acquired" only when members refused,
 // ErrUnavailable for any other failure to decide (cleanup.go). A lock that
 // needs every member asks one member first (gate.go). A combinator of
 // mutexes whose members keep wait queues waits in line at one of them, its
-// line member (line.go, linestate.go).
+// line member (line.go, linestate.go); a waiter that is not in line there
+// wakes at the releases of the members that refused it (wake.go).
 //
 // Redisson, calling members one after another, gives each the remaining
 // wait divided by N (at least 1 ms). Here the calls overlap, so one round
