@@ -63,6 +63,11 @@ func (a *attempt) fail(ctx context.Context, reason error) (driver.Grant, error) 
 		some = some || unlock[i]
 	}
 	errs := make([]error, len(a.rs))
+	if some && stuck {
+		// Members the last attempt was refused by may be among those this
+		// one took: their releases here are the waiter's own.
+		a.e.wakes.releasing(a.ts[a.e.line].key, a.owner)
+	}
 	if some {
 		_, errs = fanout(ctx, a.ts, a.e.s.plain, func(ctx context.Context, i int) (struct{}, error) {
 			if unlock[i] {

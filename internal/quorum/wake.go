@@ -121,6 +121,21 @@ func (ws *wakes) inLine(key, owner string) {
 		return
 	}
 	delete(ws.retries, k)
+	ws.hush(k)
+}
+
+// releasing records that a failed attempt of owner releases what it took:
+// until stuck says whom the waiter is stuck behind now, no release wakes
+// it, as the members its last attempt was refused by may be among those
+// this one took, and the waiter must not be woken by its own releases.
+func (ws *wakes) releasing(key, owner string) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	ws.hush(turnKey{key, owner})
+}
+
+// hush makes k's turn watches pass on no release; the caller holds ws.mu.
+func (ws *wakes) hush(k turnKey) {
 	for _, w := range ws.m[k] {
 		w.mu.Lock()
 		w.from = nil

@@ -14,7 +14,8 @@ import (
 // releases of the members that refused its waiter's last attempt, only
 // while the waiter is stuck, watching the other members from the first
 // time it is; a stuck waiter backs off from a millisecond to a second, and
-// starts over at a release it hears or once in line; after the watch is
+// starts over at a release it hears or once in line; a failed attempt's
+// own releases do not wake it; after the watch is
 // removed, nothing is passed on and the other members' watch is stopped.
 func TestAStuckWaiterHearsTheMembersThatRefusedIt(t *testing.T) {
 	var ws wakes
@@ -46,6 +47,9 @@ func TestAStuckWaiterHearsTheMembersThatRefusedIt(t *testing.T) {
 	fire(2)
 	assert.Equal(t, int32(1), woken.Load(), "a stuck waiter hears the members that refused it")
 	assert.Equal(t, time.Millisecond, ws.stuck("k", "o", start.Add(time.Second), refused), "a release heard starts the back-off over")
+	ws.releasing("k", "o")
+	fire(2)
+	assert.Equal(t, int32(1), woken.Load(), "a failed attempt's own releases do not wake its waiter")
 	ws.stuck("k", "o", start.Add(time.Second), refused)
 	ws.inLine("k", "o")
 	fire(2)
