@@ -191,17 +191,10 @@ func (b *Backend) tryLockArg(r driver.Request) string {
 // parseGrant reads the reply of tryLockSrc: five little-endian doubles
 // (grantFormat), whole numbers below 2^53.
 func parseGrant(reply any) (driver.Grant, error) {
-	s, ok := reply.(string)
-	if !ok || len(s) != 5*8 {
-		return driver.Grant{}, fmt.Errorf("malformed script reply %q: want five doubles", reply)
-	}
+	s, _ := reply.(string)
 	var r [5]int64
-	for i := range r {
-		f := math.Float64frombits(binary.LittleEndian.Uint64([]byte(s[8*i : 8*i+8])))
-		if f != math.Trunc(f) || math.Abs(f) > maxFloor {
-			return driver.Grant{}, fmt.Errorf("malformed script reply %q: %v is not a whole number", reply, f)
-		}
-		r[i] = int64(f)
+	if !wholeDoubles(s, r[:]) {
+		return driver.Grant{}, fmt.Errorf("malformed script reply %q: want five whole doubles", reply)
 	}
 	acquired, holds, token, left, up := r[0], r[1], r[2], r[3], r[4]
 	if token < 0 {
@@ -213,6 +206,23 @@ func parseGrant(reply any) (driver.Grant, error) {
 		return driver.Grant{Remaining: remaining(left), Reserved: holds == 1, Token: uint64(token), Uptime: uptime(up)}, nil
 	}
 	return driver.Grant{Acquired: true, Holds: int(holds), Token: uint64(token), Uptime: uptime(up)}, nil
+}
+
+// wholeDoubles reads s, len(out) little-endian doubles packed by a script
+// (struct.pack '<d'), into out, and reports whether it held exactly that
+// many, each a whole number within 2^53 of zero.
+func wholeDoubles(s string, out []int64) bool {
+	if len(s) != 8*len(out) {
+		return false
+	}
+	for i := range out {
+		f := math.Float64frombits(binary.LittleEndian.Uint64([]byte(s[8*i : 8*i+8])))
+		if f != math.Trunc(f) || math.Abs(f) > maxFloor {
+			return false
+		}
+		out[i] = int64(f)
+	}
+	return true
 }
 
 // uptime converts the script's uptime in milliseconds to Grant.Uptime: at

@@ -2,8 +2,6 @@ package redislocker
 
 import (
 	"context"
-	"strconv"
-	"strings"
 
 	"github.com/distlock/distlock/driver"
 )
@@ -54,18 +52,13 @@ func (b *Backend) WatchTurn(ctx context.Context, key, owner string, fn func(driv
 	return b.watchChannel(ctx, k.turns+owner, k.slot, w)
 }
 
-// turnGrant reads a message: a grant's token and the server's uptime in
-// ms (-1 if unknown) on a turn channel (see queueLua), anything else a
-// wake-up.
+// turnGrant reads a message on a turn channel (see queueLua): a grant's
+// token and the server's uptime in ms (-1 if unknown), two little-endian
+// doubles; anything else is a wake-up.
 func turnGrant(payload string) driver.Grant {
-	tok, up, _ := strings.Cut(payload, " ")
-	token, err := strconv.ParseUint(tok, 10, 64)
-	if err != nil || token == 0 {
+	var r [2]int64
+	if !wholeDoubles(payload, r[:]) || r[0] <= 0 {
 		return driver.Grant{}
 	}
-	ms, err := strconv.ParseInt(up, 10, 64)
-	if err != nil {
-		ms = -1
-	}
-	return driver.Grant{Acquired: true, Holds: 1, Token: token, Uptime: uptime(ms)}
+	return driver.Grant{Acquired: true, Holds: 1, Token: uint64(r[0]), Uptime: uptime(r[1])}
 }

@@ -123,6 +123,40 @@ func TestQueueLeavesNothingBehind(t *testing.T) {
 	assert.False(t, st.Held)
 }
 
+// TestAQueueMadeAgainExpires: the lock's state remembers when its queue's
+// keys expire, so that most joins need not touch their expiry. A hand-off
+// that takes the last waiter deletes the keys while the state still names
+// that time; the next join makes them again and must give them an expiry
+// of their own, or a waiter that dies would leave them forever.
+func TestAQueueMadeAgainExpires(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	b := newBackend(t, srv.Addr())
+	const key = "again"
+	holder, first, second := locker.NewOwner(), locker.NewOwner(), locker.NewOwner()
+	_, err := b.TryLock(ctx, driver.Request{Key: key, Owner: holder, TTL: time.Minute})
+	require.NoError(t, err)
+	_, err = b.TryLock(ctx, driver.Request{Key: key, Owner: first, TTL: time.Minute, Patience: time.Minute})
+	require.NoError(t, err)
+	require.NoError(t, b.Unlock(ctx, key, holder)) // grants the lock to first, the only waiter
+	n, err := srv.Do("EXISTS", "distlock:{again}:queue", "distlock:{again}:waiting")
+	require.NoError(t, err)
+	require.Equal(t, int64(0), n, "the hand-off took the last waiter: the queue's keys are gone")
+
+	_, err = b.TryLock(ctx, driver.Request{Key: key, Owner: second, TTL: time.Minute, Patience: 300 * time.Millisecond})
+	require.NoError(t, err)
+	for _, name := range []string{"queue", "waiting"} {
+		ttl := pttl(t, srv, "distlock:{again}:"+name)
+		assert.Positive(t, ttl, "%s, made again, must expire", name)
+		assert.LessOrEqual(t, ttl, time.Second, "%s, made again, must expire soon after the patience in it lapses", name)
+	}
+	require.Eventually(t, func() bool {
+		n, err := srv.Do("EXISTS", "distlock:{again}:queue", "distlock:{again}:waiting")
+		return err == nil && n == int64(0)
+	}, 5*time.Second, 20*time.Millisecond, "a dead waiter's queue must not stay")
+	require.NoError(t, b.Unlock(ctx, key, first))
+}
+
 func TestMutexWaitersAreServedInArrivalOrder(t *testing.T) {
 	srv := redistest.Start(t)
 	ctx := context.Background()
