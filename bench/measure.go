@@ -32,10 +32,13 @@ func measure(ctx context.Context, s settings, sections map[string]bool, r *repor
 		return err
 	}
 	r.redisVersion = infoField(info, "redis_version")
-	if r.rtt, err = pingRTT(ctx, addrs[0], 5000); err != nil {
+	if r.rtt, err = pingRTT(ctx, addrs[0], 5000, 0); err != nil {
 		return err
 	}
-	progress("PING round trip p50 %v", dur(r.rtt.p50))
+	if r.idleRTT, err = pingRTT(ctx, addrs[0], 1000, s.hold); err != nil {
+		return err
+	}
+	progress("PING round trip p50 %v, after an idle %v %v", dur(r.rtt.p50), s.hold, dur(r.idleRTT.p50))
 
 	if sections["uncontended"] {
 		progress("1. uncontended lock+unlock on 1 Redis, %d cycles each", s.ops)

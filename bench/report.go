@@ -22,6 +22,7 @@ type report struct {
 	redisVersion string
 
 	rtt         latencies
+	idleRTT     latencies // PING after sleeping one hold
 	etcdRTT     latencies
 	uncontended []uncontendedResult
 	redlock     []uncontendedResult
@@ -141,11 +142,17 @@ func (r *report) physicalLimitInv(hold time.Duration) float64 {
 	return (hold + r.rtt.p50).Seconds()
 }
 
+// idleLimitInv is 1 / the physical limit with the round trip that follows
+// an idle hold (see pingRTT) in place of the back-to-back one, in seconds.
+func (r *report) idleLimitInv(hold time.Duration) float64 {
+	return (hold + r.idleRTT.p50).Seconds()
+}
+
 // contentionTable is the table of a contention section: rs, whose waiting
 // is explained by waiting.
 func (r *report) contentionTable(title string, rs []contentionResult, waiting string) *table {
 	t := &table{title: title,
-		header: []string{"implementation", "processes", "acquisitions/s", "of limit", "of limit at measured hold", "wait p50", "wait p99", "smallest share", "mean hold", "mean handoff", "releaser again", "client CPU", "server CPU", "errors"}}
+		header: []string{"implementation", "processes", "acquisitions/s", "of limit", "of limit at measured hold", "… and idle round trip", "wait p50", "wait p99", "smallest share", "mean hold", "mean handoff", "releaser again", "client CPU", "server CPU", "errors"}}
 	limit := r.physicalLimit(r.settings.hold)
 	for _, c := range rs {
 		errs := fmt.Sprint(c.nerrors)
@@ -161,11 +168,12 @@ func (r *report) contentionTable(title string, rs []contentionResult, waiting st
 			handoff = time.Duration(float64(time.Second)/c.perSecond) - c.meanHold
 		}
 		t.add(c.name, fmt.Sprint(c.procs), fmt.Sprintf("%.0f", c.perSecond),
-			fmt.Sprintf("%.2f", c.perSecond/limit), fmt.Sprintf("%.2f", c.perSecond*r.physicalLimitInv(c.meanHold)), dur(c.wait.p50), dur(c.wait.p99),
+			fmt.Sprintf("%.2f", c.perSecond/limit), fmt.Sprintf("%.2f", c.perSecond*r.physicalLimitInv(c.meanHold)),
+			fmt.Sprintf("%.2f", c.perSecond*r.idleLimitInv(c.meanHold)), dur(c.wait.p50), dur(c.wait.p99),
 			fmt.Sprintf("%.2f", c.fairness), dur(c.meanHold), dur(handoff), again,
 			fmt.Sprintf("%.2f", c.clientCPU), fmt.Sprintf("%.2f", c.serverCPU), errs)
 	}
-	t.note("physical limit = 1 / (hold + PING round trip p50) = %.0f acquisitions/s; \"at measured hold\" puts the mean measured hold in place of the nominal %v (the hold is a time.Sleep, which overshoots, more so on a busy CPU)", limit, r.settings.hold)
+	t.note("physical limit = 1 / (hold + PING round trip p50) = %.0f acquisitions/s; \"at measured hold\" puts the mean measured hold in place of the nominal %v (the hold is a time.Sleep, which overshoots, more so on a busy CPU); \"idle round trip\" also puts the PING round trip after sleeping one hold (p50 %v; back to back %v) in place of the back-to-back one: every hand-off follows a hold, and on this VM a round trip after an idle spell is slower", limit, r.settings.hold, dur(r.idleRTT.p50), dur(r.rtt.p50))
 	t.note("smallest share = fewest acquisitions of one goroutine / mean acquisitions per goroutine")
 	t.note("mean handoff = 1 / (acquisitions/s) − mean hold: how long the lock sat between holders; releaser again = share of acquisitions by the goroutine that had just released it (1 process only; %.0f%% if every goroutine were equally likely)", 100/float64(r.settings.goroutines))
 	t.note("client CPU, server CPU = cores used by the contending processes and by the redis-servers (the machine has %d)", runtime.NumCPU())
@@ -205,6 +213,7 @@ func (r *report) summaryTable() *table {
 	t := &table{title: "Summary: distlock against the best peer (ratios within this run)",
 		header: []string{"benchmark", "distlock", "best peer", "distlock / best peer", "target", "met"}}
 	t.add("PING round trip (go-redis), p50 / p99", dur(r.rtt.p50)+" / "+dur(r.rtt.p99), "", "", "", "")
+	t.add(fmt.Sprintf("PING round trip after an idle %v, p50 / p99", r.settings.hold), dur(r.idleRTT.p50)+" / "+dur(r.idleRTT.p99), "", "", "", "")
 	if rs := r.uncontended; rs != nil {
 		peers := rs[1 : len(rs)-1] // the last row is distlock with the watchdog
 		b := best(peers, func(x, y uncontendedResult) bool { return x.lat.p50 < y.lat.p50 })
@@ -249,7 +258,7 @@ func (r *report) summaryTable() *table {
 		bt := best(peers, func(x, y contentionResult) bool { return x.perSecond > y.perSecond })
 		t.add(where+", acquisitions/s (vs physical limit)", fmt.Sprintf("%.0f", mine.perSecond),
 			fmt.Sprintf("%.0f %s; limit %.0f", bt.perSecond, bt.name, limit),
-			fmt.Sprintf("%.2f of limit, %.2f at the measured hold; %.2f× peer", mine.perSecond/limit, measured, mine.perSecond/bt.perSecond),
+			fmt.Sprintf("%.2f of limit, %.2f at the measured hold (%.2f with the idle round trip); %.2f× peer", mine.perSecond/limit, measured, mine.perSecond*r.idleLimitInv(mine.meanHold), mine.perSecond/bt.perSecond),
 			fmt.Sprintf("≥ %.2f of limit at measured hold", targetThroughput), yesNo(measured >= targetThroughput))
 		contentionSummary(t, where, mine, peers, targetWaitP99)
 	}
