@@ -18,13 +18,20 @@ import (
 // its release: a stale hold, a holder that took a quorum without the line
 // member, or a combinator that picked another line member (clients that
 // name the stores differently). So can an attempt that the line member
-// did not answer: it may not be in line there. Such a waiter is stuck: its turn watch
-// also watches the other members from then on, the first time lazily,
-// and passes on the releases of the members that refused its last
-// attempt while it is stuck (not those of the members it took, whose
-// releases are its own), and its attempts back off from a millisecond to
-// a second as a safety net. A waiter in line hears only its turns, so
-// that a release wakes one waiter, not all.
+// did not answer: it may not be in line there. Such a waiter is stuck: its
+// turn watch also watches the other members, set up lazily the first time,
+// and passes on the releases of the members that refused its last attempt
+// while it is stuck (not those of the members it took, whose releases are
+// its own), and its attempts back off from a millisecond to a second as a
+// safety net. A waiter in line hears only its turns, so that a release
+// wakes one waiter, not all; once it has not been stuck for othersLinger,
+// its watch of the other members stops, so that their releases are not
+// sent to every waiter that was ever stuck.
+//
+// That last part matters under contention: with the watches kept, a RedLock
+// of five with 16 waiting clients received 13.5 release messages per
+// hand-off (21,583 for 1,598), each waking a subscriber goroutine on the
+// clients' two cores while the lock passed from one holder to the next.
 type wakes struct {
 	mu sync.Mutex
 	m  map[turnKey][]*waker
@@ -40,6 +47,10 @@ type retries struct {
 	last time.Time
 }
 
+// othersLinger is how long a waker keeps watching the other members after
+// its waiter was last stuck.
+const othersLinger = time.Second
+
 // waker is one turn watch.
 type waker struct {
 	// watch watches the other members' releases, calling fire with the
@@ -52,8 +63,11 @@ type waker struct {
 
 	mu      sync.Mutex
 	from    []bool // while stuck, the members whose releases wake it
-	started bool
+	started bool   // the other members' watch is set up, or being set up
+	watches int    // counts the watches started and dropped: a setup that finds it moved stops its watch
 	stop    func() // the other members' watch, once set up
+	quiets  int    // counts arms and hushes: a drop scheduled before the last one is void
+	idle    *time.Timer
 	ended   bool
 }
 
@@ -134,41 +148,79 @@ func (ws *wakes) releasing(key, owner string) {
 	ws.hush(turnKey{key, owner})
 }
 
-// hush makes k's turn watches pass on no release; the caller holds ws.mu.
+// hush makes k's turn watches pass on no release, and stop watching the
+// other members if they stay quiet for othersLinger; the caller holds
+// ws.mu.
 func (ws *wakes) hush(k turnKey) {
 	for _, w := range ws.m[k] {
-		w.mu.Lock()
-		w.from = nil
-		w.mu.Unlock()
+		w.quiet()
 	}
 }
 
-// arm makes w pass on the releases of the members that from marks, and starts
-// watching the other members the first time. The watch is set up in a
-// goroutine of its own, as the attempt that arms w must not wait for it.
+// arm makes w pass on the releases of the members that from marks, and
+// starts watching the other members unless it does. The watch is set up in
+// a goroutine of its own, as the attempt that arms w must not wait for it.
 func (w *waker) arm(from []bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.from = from
+	w.quiets++
+	if w.idle != nil {
+		w.idle.Stop()
+		w.idle = nil
+	}
 	if w.started || w.ended {
 		return
 	}
 	w.started = true
+	w.watches++
+	n := w.watches
 	go func() {
 		stop, err := w.watch(w.ctx, w.fire)
 		if err != nil {
 			return // the backoff stays
 		}
 		w.mu.Lock()
-		ended := w.ended
-		if !ended {
+		keep := !w.ended && w.watches == n
+		if keep {
 			w.stop = stop
 		}
 		w.mu.Unlock()
-		if ended {
+		if !keep {
 			stop()
 		}
 	}()
+}
+
+// quiet makes w pass on no release, and schedules the end of its watch of
+// the other members.
+func (w *waker) quiet() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.from = nil
+	if !w.started || w.ended || w.idle != nil {
+		return
+	}
+	w.quiets++
+	n := w.quiets
+	w.idle = time.AfterFunc(othersLinger, func() { w.drop(n) })
+}
+
+// drop stops the other members' watch if w has stayed quiet since the
+// quiet that scheduled it (the n-th); the next arm starts another.
+func (w *waker) drop(n int) {
+	w.mu.Lock()
+	if w.ended || w.quiets != n {
+		w.mu.Unlock()
+		return
+	}
+	stop := w.stop
+	w.stop, w.started, w.idle = nil, false, nil
+	w.watches++ // a watch still being set up stops itself
+	w.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
 }
 
 // fire passes on a release of member i if the waiter is stuck behind it,
@@ -196,6 +248,10 @@ func (w *waker) end() {
 	w.ended = true
 	stop := w.stop
 	w.stop = nil
+	if w.idle != nil {
+		w.idle.Stop()
+		w.idle = nil
+	}
 	w.mu.Unlock()
 	if stop != nil {
 		stop()

@@ -65,3 +65,41 @@ func TestAStuckWaiterHearsTheMembersThatRefusedIt(t *testing.T) {
 	ws.stuck("k", "o", start.Add(2*time.Second), refused)
 	assert.Equal(t, int32(1), watches.Load(), "a removed watch is not armed again")
 }
+
+// TestAWaiterBackInLineStopsWatchingTheOtherMembers: once a waiter has not
+// been stuck for othersLinger, its turn watch stops watching the other
+// members, whose releases would otherwise reach every waiter that was ever
+// stuck; stuck again, it watches them again. A waiter stuck again within
+// the linger keeps the watch it has.
+func TestAWaiterBackInLineStopsWatchingTheOtherMembers(t *testing.T) {
+	var ws wakes
+	var watches, stops atomic.Int32
+	w := &waker{ctx: context.Background(), fn: func() {},
+		watch: func(context.Context, func(int)) (func(), error) {
+			watches.Add(1)
+			return func() { stops.Add(1) }, nil
+		}}
+	remove := ws.add("k", "o", w)
+	defer remove()
+	now := time.Now()
+	refused := []bool{false, true, true}
+	watching := func() bool { w.mu.Lock(); defer w.mu.Unlock(); return w.stop != nil }
+
+	ws.stuck("k", "o", now, refused)
+	require.Eventually(t, watching, time.Second, time.Millisecond)
+	ws.inLine("k", "o")
+	ws.stuck("k", "o", now, refused)
+	ws.inLine("k", "o")
+	time.Sleep(othersLinger / 2)
+	ws.stuck("k", "o", now, refused) // within the linger: the same watch
+	ws.inLine("k", "o")
+	assert.Equal(t, int32(1), watches.Load())
+	assert.Equal(t, int32(0), stops.Load(), "a waiter stuck within the linger keeps its watch")
+
+	require.Eventually(t, func() bool { return stops.Load() == 1 }, 3*othersLinger, 5*time.Millisecond,
+		"a waiter in line for the linger stops watching the other members")
+	assert.False(t, watching())
+	ws.stuck("k", "o", now, refused)
+	require.Eventually(t, watching, time.Second, time.Millisecond)
+	assert.Equal(t, int32(2), watches.Load(), "stuck again, it watches them again")
+}
