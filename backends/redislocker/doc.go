@@ -33,7 +33,10 @@
 // asynchronous, so a failover can lose a lock that was acknowledged to its
 // holder, unless WithReplicaAck made the acquisition wait for replicas (and
 // even then only the acknowledging replicas have it); a restart without
-// persistence loses every lock. Protect the resource with the fencing token.
+// persistence loses every lock, and so does a server that evicts keys
+// under memory pressure (a maxmemory-policy other than noeviction: every
+// key of a lock has an expiry, so the volatile policies evict them too).
+// Protect the resource with the fencing token.
 //
 // A grant for a fresh acquisition reports in Grant.Uptime how long the
 // server has kept its lock data: its uptime after a restart without

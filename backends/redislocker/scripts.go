@@ -199,6 +199,9 @@ if b >= 0 then up = math.max(math.floor((us - b) / 1000), 0) end
 // A join that would outlive them, or that made them afresh, sets their
 // expiry (q) to twice its patience ahead: the joins that follow within
 // that patience leave it alone, which saves them a PTTL and two PEXPIREs.
+// The two keys are made, given their expiry and emptied together, so a
+// join that made the list made the hash too (a server that evicts keys
+// could part them, and loses locks anyway: see the package doc).
 // A waiter's entry leaves with it (an attempt, a grant, Dequeue, or its
 // patience found lapsed at the head); the list is deleted with its last
 // entry. A turn message is struct.pack('<dd', token, uptime), which costs
