@@ -85,8 +85,8 @@ type result[R any] struct {
 	err error
 }
 
-// launch starts call once per target, each in a goroutine of its own that
-// sends its result on done and records the call's round trip. It returns
+// launch starts call once per target, each on a lane of its own (see
+// lanes) that sends its result on done and records the call's round trip. It returns
 // the round's context, which ends with the longest call's, and the
 // function that ends the round's contexts once no call needs them.
 //
@@ -115,7 +115,7 @@ func launch[R any](parent context.Context, ts []target, timeout func(*rtt) time.
 			ctx, cancel = context.WithTimeout(round, b)
 			d = b
 		}
-		go func() {
+		runOnLane(func() {
 			if cancel != nil {
 				defer cancel()
 			}
@@ -123,7 +123,7 @@ func launch[R any](parent context.Context, ts []target, timeout func(*rtt) time.
 			r, err := call(ctx, i)
 			ts[i].rtt.observe(ctx, parent, time.Since(start), d, err)
 			done <- result[R]{i, r, err}
-		}()
+		})
 	}
 	return round, end
 }
