@@ -70,6 +70,10 @@ func measure(ctx context.Context, s settings, sections map[string]bool, r *repor
 		}
 	}
 	if sections["redlock-contention"] {
+		if r.quorumMsg, err = quorumMessageRTT(ctx, addrs, 1000, s.hold); err != nil {
+			return err
+		}
+		progress("a release to 5 Redis heard from 3 by a waiter, after an idle %v: p50 %v", s.hold, dur(r.quorumMsg.p50))
 		for _, impl := range redlockImpls {
 			progress("8. contention on a RedLock of 5: %s, %d goroutines, hold %v, %v", impl.name, s.goroutines, s.hold, s.contention)
 			spec := contentionSpec{

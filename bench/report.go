@@ -23,6 +23,7 @@ type report struct {
 
 	rtt         latencies
 	idleRTT     latencies // PING after sleeping one hold
+	quorumMsg   latencies // a release to the RedLock's servers, heard from a majority (quorumMessageRTT)
 	etcdRTT     latencies
 	uncontended []uncontendedResult
 	redlock     []uncontendedResult
@@ -47,7 +48,8 @@ const (
 	targetShare         = 0.9 // smallest share / mean share
 	targetGoroutines    = 100
 	targetBytesPerLock  = 1024 // live client heap per held lock (issue 12)
-	targetEtcd          = 1.0  // distlock / concurrency.Mutex, p50
+	targetRedLockOwn    = 1.3  // distlock RedLock / distlock on 1 Redis, p50 (issue 12)
+	targetEtcd          = 1.0  // distlock / concurrency.Mutex, p50 and p99
 	targetMissedRenewal = 0
 	// targetBatching is the fewest renewals per round trip that counts as
 	// batched (one per round trip is not).
@@ -69,9 +71,16 @@ func (r *report) tables() []*table {
 			"distlock in the lock's wait queue on Redis (a release hands the lock to the first waiter and wakes only it, through pub/sub); rueidislock on client-side-caching invalidations; redsync polls every 50–250 ms (its default); redislock backs off exponentially from 16 ms to 256 ms"))
 	}
 	if r.redlockContention != nil {
-		ts = append(ts, r.contentionTable(fmt.Sprintf("8. Contention on a RedLock of 5 Redis: %d goroutines, each with its own 5 clients, hold %v, %v",
+		t := r.contentionTable(fmt.Sprintf("8. Contention on a RedLock of 5 Redis: %d goroutines, each with its own 5 clients, hold %v, %v",
 			r.settings.goroutines, r.settings.hold, r.settings.contention), r.redlockContention,
-			"distlock as a Mutex over a RedLock (redlock.New of five redislocker drivers, restart guard off as in section 2); redsync over the same five servers, polling every 50–250 ms (its default)"))
+			"distlock as a Mutex over a RedLock (redlock.New of five redislocker drivers, restart guard off as in section 2); redsync over the same five servers, polling every 50–250 ms (its default)")
+		t.note("fair hand-off limit = 1 / (mean hold + a release heard from a majority), the most a lock that hands over to a waiter can make: "+
+			"after sleeping one hold, a PUBLISH to the 5 servers at once (a goroutine each) until a waiter subscribed on all 5 has heard 3 (p50 %v, p99 %v)",
+			dur(r.quorumMsg.p50), dur(r.quorumMsg.p99))
+		for _, c := range r.redlockContention {
+			t.note("%s: %.2f of its fair hand-off limit (%.0f acquisitions/s)", c.name, c.perSecond/r.fairLimit(c.meanHold), r.fairLimit(c.meanHold))
+		}
+		ts = append(ts, t)
 	}
 	if r.readMostly != nil {
 		ts = append(ts, r.readMostlyTable())
@@ -96,7 +105,8 @@ func latencyTable(title string, rs []uncontendedResult) *table {
 	t := &table{title: title, header: []string{"implementation", "p50", "p99", "mean", "allocs/op", "p50 vs distlock"}}
 	metered := rs[0].metered
 	if metered {
-		t.header = append(t.header, "scripts/cycle", "server script time/cycle (lock + unlock)", "server CPU/cycle")
+		t.header = append(t.header, "scripts/cycle", "server script time/cycle (lock + unlock)", "server CPU/cycle", "client CPU/cycle",
+			fmt.Sprintf("CPU/cycle ÷ %d cores", runtime.NumCPU()))
 	}
 	for _, x := range rs {
 		cells := []string{x.name, dur(x.lat.p50), dur(x.lat.p99), dur(x.lat.mean), fmt.Sprintf("%.0f", x.allocs),
@@ -106,7 +116,8 @@ func latencyTable(title string, rs []uncontendedResult) *table {
 			_, lockTime, _ := perCycle(x.lockWork, x.splitCount)
 			_, unlockTime, _ := perCycle(x.unlWork, x.splitCount)
 			cells = append(cells, fmt.Sprintf("%.2f", scripts),
-				fmt.Sprintf("%s (%s + %s)", dur(scriptTime), dur(lockTime), dur(unlockTime)), dur(cpu))
+				fmt.Sprintf("%s (%s + %s)", dur(scriptTime), dur(lockTime), dur(unlockTime)), dur(cpu),
+				dur(x.clientCPU/time.Duration(x.cycles)), dur(cpuBound(x)))
 		}
 		t.add(cells...)
 	}
@@ -114,9 +125,19 @@ func latencyTable(title string, rs []uncontendedResult) *table {
 		t.note("server script time = the time redis-server ran EVAL and EVALSHA, from INFO commandstats (whole µs per call), over the timed cycles; "+
 			"lock + unlock splits it, measured over %d more cycles per round with a reading between the two steps (each step then follows an INFO round trip and runs colder than in the timed cycles, so the two add up to more); "+
 			"commands sent outside scripts are not in it (redsync takes its lock with a plain SET NX); "+
-			"server CPU = redis-server's user and system CPU (INFO cpu) over the timed cycles, commands, scripts and network alike", splitCycles)
+			"server CPU = redis-server's user and system CPU (INFO cpu) over the timed cycles, commands, scripts and network alike; "+
+			"client CPU = this process's (getrusage); CPU/cycle ÷ cores = (client + server CPU per cycle) / the machine's cores, which no mean cycle can beat", splitCycles)
 	}
 	return t
+}
+
+// cpuBound is the least mean cycle the machine's cores allow x: the CPU
+// its client and its servers used per cycle, spread over every core.
+func cpuBound(x uncontendedResult) time.Duration {
+	if x.cycles == 0 {
+		return 0
+	}
+	return (x.clientCPU + x.work.cpu) / time.Duration(x.cycles*runtime.NumCPU())
 }
 
 // best returns the element of xs that better ranks first; xs is not empty.
@@ -146,6 +167,13 @@ func (r *report) physicalLimitInv(hold time.Duration) float64 {
 // an idle hold (see pingRTT) in place of the back-to-back one, in seconds.
 func (r *report) idleLimitInv(hold time.Duration) float64 {
 	return (hold + r.idleRTT.p50).Seconds()
+}
+
+// fairLimit is the most acquisitions per second a fair lock over the
+// RedLock's servers can make when each is held for hold: one hold plus a
+// release heard from a majority (see quorumMessageRTT).
+func (r *report) fairLimit(hold time.Duration) float64 {
+	return 1 / (hold + r.quorumMsg.p50).Seconds()
 }
 
 // contentionTable is the table of a contention section: rs, whose waiting
@@ -243,6 +271,13 @@ func (r *report) summaryTable() *table {
 			fmt.Sprintf("≤ %.1f×", targetRedLock), yesNo(q <= targetRedLock))
 		t.add("2. RedLock over 5 Redis, p99", dur(rs[0].lat.p99), dur(rs[1].lat.p99)+" "+rs[1].name,
 			ratio(float64(rs[0].lat.p99), float64(rs[1].lat.p99)), "", "")
+		if one := r.uncontended; one != nil {
+			q := float64(rs[0].lat.p50) / float64(one[0].lat.p50)
+			t.add("2. RedLock over 5 Redis, p50, vs distlock on 1 Redis", dur(rs[0].lat.p50), dur(one[0].lat.p50)+" distlock, 1 Redis",
+				fmt.Sprintf("%.2f×", q), fmt.Sprintf("≤ %.1f×", targetRedLockOwn), yesNo(q <= targetRedLockOwn))
+		}
+		t.add(fmt.Sprintf("2. RedLock over 5 Redis, CPU per cycle / %d cores (the least mean cycle)", runtime.NumCPU()),
+			dur(cpuBound(rs[0])), dur(cpuBound(rs[1]))+" "+rs[1].name, ratio(float64(cpuBound(rs[0])), float64(cpuBound(rs[1]))), "", "")
 	}
 	for _, procs := range []int{1, 2} {
 		mine, peers := splitContention(r.contention, procs, "distlock")
@@ -268,12 +303,19 @@ func (r *report) summaryTable() *table {
 		q := mine.perSecond / bt.perSecond
 		t.add(where+", acquisitions/s", fmt.Sprintf("%.0f", mine.perSecond), fmt.Sprintf("%.0f %s", bt.perSecond, bt.name),
 			fmt.Sprintf("%.2f×", q), fmt.Sprintf("≥ %.1f×", targetRedLockRate), yesNo(q >= targetRedLockRate))
+		fair := r.fairLimit(mine.meanHold)
+		t.add(where+", fair hand-off limit, acquisitions/s", fmt.Sprintf("%.0f (distlock at %.2f of it)", fair, mine.perSecond/fair),
+			fmt.Sprintf("%.1f× %s = %.0f", targetRedLockRate, bt.name, targetRedLockRate*bt.perSecond),
+			fmt.Sprintf("%.2f×", fair/bt.perSecond), "", "")
 		contentionSummary(t, where, mine, peers, 0)
 	}
 	if rs := r.etcd; rs != nil {
 		q := float64(rs[0].lat.p50) / float64(rs[1].lat.p50)
 		t.add("4. etcd lock+unlock, p50", dur(rs[0].lat.p50), dur(rs[1].lat.p50)+" "+rs[1].name, fmt.Sprintf("%.2f×", q),
 			fmt.Sprintf("≤ %.1f×", targetEtcd), yesNo(q <= targetEtcd))
+		q99 := float64(rs[0].lat.p99) / float64(rs[1].lat.p99)
+		t.add("4. etcd lock+unlock, p99", dur(rs[0].lat.p99), dur(rs[1].lat.p99)+" "+rs[1].name, fmt.Sprintf("%.2f×", q99),
+			fmt.Sprintf("≤ %.1f×", targetEtcd), yesNo(q99 <= targetEtcd))
 		q2 := float64(rs[0].lat.p50) / float64(rs[2].lat.p50)
 		t.add("4. etcd lock+unlock, p50, vs a session per lock", dur(rs[0].lat.p50), dur(rs[2].lat.p50)+" "+rs[2].name,
 			fmt.Sprintf("%.2f×", q2), "", "")

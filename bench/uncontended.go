@@ -13,6 +13,8 @@ type uncontendedResult struct {
 	name   string
 	lat    latencies
 	allocs float64
+	// clientCPU is the CPU this process used during the timed cycles.
+	clientCPU time.Duration
 
 	// On Redis: the servers' work during the timed cycles, and during the
 	// split cycles (untimed, with a reading of the servers between lock
@@ -41,6 +43,7 @@ const splitCycles = 50
 type measurement struct {
 	d                 []time.Duration
 	mallocs           uint64
+	clientCPU         time.Duration
 	work              serverWork
 	lockWork, unlWork serverWork
 	splitCount        int
@@ -93,6 +96,7 @@ func measureUncontended(ctx context.Context, impl implementation, addrs []string
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
+	cpu0 := processCPU()
 	for i := range out {
 		start := time.Now()
 		if err := cycle(); err != nil {
@@ -100,6 +104,7 @@ func measureUncontended(ctx context.Context, impl implementation, addrs []string
 		}
 		out[i] = time.Since(start)
 	}
+	acc.clientCPU += processCPU() - cpu0
 	runtime.ReadMemStats(&after)
 	acc.mallocs += after.Mallocs - before.Mallocs
 	if meter == nil {
@@ -160,7 +165,7 @@ func runUncontended(ctx context.Context, impls []implementation, addrs []string,
 		a := &acc[i]
 		n := len(a.d)
 		out[i] = uncontendedResult{
-			name: impl.name, lat: summarize(a.d), allocs: float64(a.mallocs) / float64(n),
+			name: impl.name, lat: summarize(a.d), allocs: float64(a.mallocs) / float64(n), clientCPU: a.clientCPU,
 			metered: metered, work: a.work, lockWork: a.lockWork, unlWork: a.unlWork,
 			cycles: n, splitCount: a.splitCount,
 		}
