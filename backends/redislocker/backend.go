@@ -35,10 +35,6 @@ type Backend struct {
 	// elsewhere.
 	publish string
 	notify  *notifier
-	// publishArg and lingerArg are the publish command and the fence
-	// linger in milliseconds, boxed once for the scripts' arguments
-	// (boxing a string or an int64 allocates, on every call).
-	publishArg, lingerArg any
 
 	// guard turns calls away after Close and lets Close wait for the calls
 	// in flight.
@@ -86,7 +82,6 @@ func New(client redis.UniversalClient, opts ...Option) (*Backend, error) {
 	if c, ok := client.(*redis.ClusterClient); ok {
 		b.cluster, b.publish = c, "SPUBLISH"
 	}
-	b.publishArg, b.lingerArg = b.publish, millis(cfg.fenceLinger)
 	b.notify = newNotifier(b)
 	return b, nil
 }
@@ -159,7 +154,7 @@ const maxFloor = 1 << 53
 func (b *Backend) tryLock(ctx context.Context, r driver.Request) (driver.Grant, error) {
 	k := b.keys(r.Key)
 	keys := k.tried
-	args := []any{r.Owner, b.tryLockArg(r)}
+	args := []any{b.tryLockArg(r)}
 	if b.cfg.replicas > 0 {
 		return b.tryLockAcked(ctx, r.Key, r.Owner, k, keys, args)
 	}
@@ -174,18 +169,30 @@ func (b *Backend) tryLock(ctx context.Context, r driver.Request) (driver.Grant, 
 	return g, nil
 }
 
-// tryLockArg packs the trylock script's second argument (see tryLockSrc):
-// patience, floor, linger and lease as little-endian 64-bit integers, then
-// the publish command, ended by a zero byte.
+// tryLockArg packs the trylock script's argument (see tryLockSrc).
 func (b *Backend) tryLockArg(r driver.Request) string {
-	var buf [4*8 + 16]byte // room for it all: it stays on the stack
-	p := buf[:0]
-	p = binary.LittleEndian.AppendUint64(p, uint64(millis(r.Patience)))
-	p = binary.LittleEndian.AppendUint64(p, r.Floor)
-	p = binary.LittleEndian.AppendUint64(p, uint64(millis(b.cfg.fenceLinger)))
-	p = binary.LittleEndian.AppendUint64(p, uint64(millis(r.TTL)))
-	p = append(append(p, b.publish...), 0)
-	return string(p)
+	var buf [argRoom]byte
+	p := appendNum(buf[:0], millis(r.Patience))
+	p = appendNum(p, int64(r.Floor))
+	p = appendNum(p, millis(b.cfg.fenceLinger))
+	p = appendNum(p, millis(r.TTL))
+	return string(appendStr(appendStr(p, b.publish), r.Owner))
+}
+
+// releaseArg packs the argument of the scripts that release owner's hold
+// (see releaseArgs).
+func (b *Backend) releaseArg(owner string) string {
+	var buf [argRoom]byte
+	p := appendNum(buf[:0], millis(b.cfg.fenceLinger))
+	return string(appendStr(appendStr(p, b.publish), owner))
+}
+
+// expireArg packs the renewal script's argument (see expireSrc).
+func (b *Backend) expireArg(owner string, ttl time.Duration) string {
+	var buf [argRoom]byte
+	p := appendNum(buf[:0], millis(ttl))
+	p = appendNum(p, millis(b.cfg.fenceLinger))
+	return string(appendStr(p, owner))
 }
 
 // parseGrant reads the reply of tryLockSrc: five little-endian doubles
@@ -257,7 +264,7 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 // ErrNotHeld.
 func (b *Backend) unlock(ctx context.Context, key, owner string) error {
 	k := b.keys(key)
-	reply, err := unlockScript.run(ctx, b.client, k.queued, owner, b.publishArg, b.lingerArg)
+	reply, err := unlockScript.run(ctx, b.client, k.queued, b.releaseArg(owner))
 	if err != nil {
 		return err
 	}
@@ -281,7 +288,7 @@ func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Durati
 	}
 	defer b.guard.Exit()
 	k := b.keys(key)
-	reply, err := expireScript.run(ctx, b.client, k.held, owner, millis(ttl), b.lingerArg)
+	reply, err := expireScript.run(ctx, b.client, k.held, b.expireArg(owner, ttl))
 	if err != nil {
 		return b.failed(err)
 	}

@@ -3,7 +3,6 @@ package redislocker
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/distlock/distlock/driver"
 )
@@ -13,16 +12,16 @@ import (
 
 var _ driver.Fencer = (*Backend)(nil)
 
-// fenceSrc: KEYS lock; ARGV owner, token (decimal string), counter linger
-// ms. Raises the fencing counter, which is also the token of the present
+// fenceSrc: KEYS lock; ARGV struct.pack('<I8I8i4c0', token, counter
+// linger ms, #owner, owner) (see packedarg.go). Raises the fencing counter, which is also the token of the present
 // hold, to the token if the owner holds the lock. Returns 1, or 0 when the
 // owner does not hold it. The counter is part of the lock's state, which
 // outlives the lease by the linger (see scripts.go).
 const fenceSrc = `
-local lock, linger = KEYS[1], tonumber(ARGV[3])
+local lock = KEYS[1]
+local token, linger, owner = struct.unpack('<I8I8i4c0', ARGV[1])
 ` + readLua + `
-if not held or o ~= ARGV[1] then return 0 end
-local token = tonumber(ARGV[2])
+if not held or o ~= owner then return 0 end
 if t >= token then return 1 end
 t = token
 ` + saveLua + `
@@ -50,7 +49,10 @@ func (b *Backend) Fence(ctx context.Context, key, owner string, token uint64) er
 	}
 	defer b.guard.Exit()
 	k := b.keys(key)
-	reply, err := fenceScript.run(ctx, b.client, k.held, owner, strconv.FormatUint(token, 10), b.lingerArg)
+	var buf [argRoom]byte
+	p := appendNum(buf[:0], int64(token))
+	p = appendNum(p, millis(b.cfg.fenceLinger))
+	reply, err := fenceScript.run(ctx, b.client, k.held, string(appendStr(p, owner)))
 	if err != nil {
 		return b.failed(err)
 	}

@@ -62,7 +62,7 @@ func (b *Backend) ForceUnlock(ctx context.Context, key string) (bool, error) {
 	}
 	defer b.guard.Exit()
 	k := b.keys(key)
-	reply, err := forceUnlockScript.run(ctx, b.client, k.queued, b.publishArg, b.lingerArg)
+	reply, err := forceUnlockScript.run(ctx, b.client, k.queued, b.releaseArg(""))
 	if err != nil {
 		return false, b.failed(err)
 	}

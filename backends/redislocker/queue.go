@@ -21,7 +21,7 @@ func (b *Backend) Dequeue(ctx context.Context, key, owner string) error {
 	}
 	defer b.guard.Exit()
 	k := b.keys(key)
-	reply, err := dequeueScript.run(ctx, b.client, k.queued, owner, b.publishArg, b.lingerArg)
+	reply, err := dequeueScript.run(ctx, b.client, k.queued, b.releaseArg(owner))
 	if err != nil {
 		return b.failed(err)
 	}
