@@ -78,7 +78,7 @@ func (r *report) tables() []*table {
 			"after sleeping one hold, a PUBLISH to the 5 servers at once (a goroutine each) until a waiter subscribed on all 5 has heard 3 (p50 %v, p99 %v)",
 			dur(r.quorumMsg.p50), dur(r.quorumMsg.p99))
 		for _, c := range r.redlockContention {
-			t.note("%s: %.2f of its fair hand-off limit (%.0f acquisitions/s)", c.name, c.perSecond/r.fairLimit(c.meanHold), r.fairLimit(c.meanHold))
+			t.note("%s: %.2f of the fair hand-off limit at its mean hold (%.0f acquisitions/s)", c.name, c.perSecond/r.fairLimit(c.meanHold), r.fairLimit(c.meanHold))
 		}
 		ts = append(ts, t)
 	}
