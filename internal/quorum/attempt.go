@@ -174,15 +174,15 @@ func tokenFloor() uint64 { return uint64(time.Now().Add(floorLead).UnixMicro()) 
 // member that keeps the view's wait list gets the caller's patience.
 func (a *attempt) tryMember(ctx context.Context, i int, lease time.Duration) (driver.Grant, error) {
 	t := a.ts[i]
-	if i == a.e.line && a.held != nil {
-		return a.renewTurn(ctx, t, lease)
-	}
 	r := driver.Request{Key: t.key, Owner: a.owner, TTL: lease}
 	if t.fencer != nil {
 		r.Floor = a.floor
 	}
 	if a.e.waitsAt(i) {
 		r.Patience = a.patience
+	}
+	if i == a.e.line && a.held != nil {
+		return a.renewTurn(ctx, t, r)
 	}
 	return t.b.TryLock(ctx, r)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/distlock/distlock/driver"
 )
@@ -154,19 +153,23 @@ func (a *attempt) leaveLine(ctx context.Context) {
 
 // renewTurn takes the line member with the grant a turn brought: it renews
 // the grant's lease there (Expire), which shows that the owner still holds
-// it (a grant given back, or lost to a restart, is not counted) and leaves
-// it unclaimed, so that the line member goes on refusing everyone else
-// should the attempt fail. The hold is the grant's, with its token.
-func (a *attempt) renewTurn(ctx context.Context, t target, lease time.Duration) (driver.Grant, error) {
-	err := t.b.Expire(ctx, t.key, a.owner, lease)
+// it and leaves it unclaimed, so that the line member goes on refusing
+// everyone else should the attempt fail. The hold is the grant's, with its
+// token. A grant given back, or lost to a restart, is not counted: the
+// wait starts over, and the attempt asks the line member with r instead,
+// as any attempt does, which takes the lock there if it is free, or puts
+// the owner in line again (otherwise no turn would come, and the waiter
+// would wait for its safety net).
+func (a *attempt) renewTurn(ctx context.Context, t target, r driver.Request) (driver.Grant, error) {
+	err := t.b.Expire(ctx, t.key, a.owner, r.TTL)
 	switch {
 	case err == nil:
 		// The grant's uptime, not the renewal's: the restart guard must
 		// see a store that restarted before it made the grant.
 		return driver.Grant{Acquired: true, Holds: 1, Token: a.held.Token, Uptime: a.held.Uptime}, nil
 	case errors.Is(err, driver.ErrNotHeld):
-		a.e.waits.done(t.key, a.owner) // the grant is gone: the wait starts over
-		return driver.Grant{}, nil
+		a.e.waits.done(t.key, a.owner)
+		return t.b.TryLock(ctx, r)
 	}
 	return driver.Grant{}, err
 }
