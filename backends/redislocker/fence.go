@@ -13,9 +13,10 @@ import (
 var _ driver.Fencer = (*Backend)(nil)
 
 // fenceSrc: KEYS lock; ARGV struct.pack('<I8I8i4c0', token, counter
-// linger ms, #owner, owner) (see packedarg.go). Raises the fencing counter, which is also the token of the present
-// hold, to the token if the owner holds the lock. Returns 1, or 0 when the
-// owner does not hold it. The counter is part of the lock's state, which
+// linger ms, #owner, owner) (see packedarg.go). Raises the fencing
+// counter, which is also the token of the present hold, to the token if
+// the owner holds the lock. Returns 1, or 0 when the owner does not hold
+// it. The counter is part of the lock's state, which
 // outlives the lease by the linger (see scripts.go).
 const fenceSrc = `
 local lock = KEYS[1]

@@ -277,19 +277,19 @@ return struct.pack(grantf, 1, 1, t, 0, up)
 // tryLockSrc: KEYS lock, queue, waiters, marker (the uptime marker); ARGV
 // one argument, struct.pack('<I8I8I8I8i4c0i4c0', patience-ms, floor,
 // linger-ms, lease-ms, #publish, publish command, #owner, owner) (see
-// packedArg): a patience of 0 does not join the queue; a new token is at
-// least the floor; the linger is the counter's. The scripts of a mutex
+// packedarg.go): a patience of 0 does not join the queue; a new token is
+// at least the floor; the linger is the counter's. The scripts of a mutex
 // take their arguments packed so: a fixed binary layout is read in one C
 // call, cheaper than matching a pattern, and cheaper than as many plain
-// arguments, each of which Redis 7.0 puts in the ARGV table with an
-// allocation and, at every power of two, a resize of the table (callgrind:
-// 8,000 instructions of the 86,300 of an uncontended cycle were the
-// tables of the arguments a call of the two scripts took as six plain
-// ones; see BENCHMARKS.md). Returns struct.pack(grantFormat, acquired 0|1, holds,
-// token, holder's remaining lease ms, uptime ms or -1; a refusal puts 1
-// in place of the holds when the lock is a grant not yet claimed, see
-// driver.Grant.Reserved): one string, which
-// costs the script less than an array of five. The uptime is reported on
+// arguments, each of which Redis 7.0 pushes into the ARGV table as a new
+// string, growing the table at every power of two (callgrind: the KEYS
+// and ARGV tables were 14,200 of the 86,300 instructions of an
+// uncontended cycle; packing its six plain arguments in two saved 2,400).
+// Returns struct.pack(grantFormat, acquired 0|1, holds, token, holder's
+// remaining lease ms, uptime ms or -1; a refusal puts 1 in place of the
+// holds when the lock is a grant not yet claimed, see
+// driver.Grant.Reserved): one string, which costs the script less than an
+// array of five. The uptime is reported on
 // free-to-held transitions and on the claim of a grant only.
 //
 // The marker holds the server's boot time in microseconds. It is written
@@ -368,9 +368,10 @@ end
 // releaseArg): the counter linger ms, the publish command and the owner.
 const releaseArgs = `local linger, publish, owner = struct.unpack('<I8i4c0i4c0', ARGV[1])`
 
-// unlockSrc: KEYS lock, queue, waiters; ARGV releaseArgs. Returns -1 when owner does not hold the lock, else
-// the holds left. The final release (count 1, or 0: a grant) hands the
-// lock off, or leaves the counter to linger.
+// unlockSrc: KEYS lock, queue, waiters; ARGV releaseArgs. Returns -1
+// when owner does not hold the lock, else the holds left. The final
+// release (count 1, or 0: a grant) hands the lock off, or leaves the
+// counter to linger.
 const unlockSrc = `
 local lock, queue, waiters = KEYS[1], KEYS[2], KEYS[3]
 ` + releaseArgs + `
@@ -384,9 +385,9 @@ end
 local reply = 0
 ` + releasedLua
 
-// dequeueSrc: KEYS lock, queue, waiters; ARGV releaseArgs. Takes owner out of the queue and gives back a grant
-// of the lock to owner that it has not claimed. Returns 1 when it gave one
-// back, else 0.
+// dequeueSrc: KEYS lock, queue, waiters; ARGV releaseArgs. Takes owner
+// out of the queue and gives back a grant of the lock to owner that it has
+// not claimed. Returns 1 when it gave one back, else 0.
 const dequeueSrc = `
 local lock, queue, waiters = KEYS[1], KEYS[2], KEYS[3]
 ` + releaseArgs + `

@@ -86,9 +86,9 @@ type result[R any] struct {
 }
 
 // launch starts call once per target, each on a lane of its own (see
-// lanes) that sends its result on done and records the call's round trip. It returns
-// the round's context, which ends with the longest call's, and the
-// function that ends the round's contexts once no call needs them.
+// lanes) that sends its result on done and records the call's round trip.
+// It returns the round's context, which ends with the longest call's, and
+// the function that ends the round's contexts once no call needs them.
 //
 // Each member has a bound of its own (its round trips, see rtt.go), and a
 // slow member's call is cut at it. The calls whose bounds are within
