@@ -36,7 +36,7 @@ func TestSmoke(t *testing.T) {
 		t.Fatalf("uncontended results %+v", r.uncontended)
 	}
 	for _, x := range append(r.uncontended, r.redlock...) {
-		if x.lat.n == 0 || x.lat.p50 <= 0 || x.lat.p99 < x.lat.p50 || x.allocs <= 0 {
+		if x.lat.n == 0 || x.lat.p50 <= 0 || x.lat.p99 < x.lat.p50 || x.allocs <= 0 || x.clientCPU <= 0 {
 			t.Errorf("%s: implausible %+v", x.name, x)
 		}
 		// Every implementation unlocks by a script.
@@ -49,6 +49,9 @@ func TestSmoke(t *testing.T) {
 	}
 	if len(r.redlockContention) != len(redlockImpls) {
 		t.Fatalf("RedLock contention results %+v", r.redlockContention)
+	}
+	if r.quorumMsg.n == 0 || r.quorumMsg.p50 <= 0 {
+		t.Errorf("a release heard from a majority: %+v", r.quorumMsg)
 	}
 	for _, c := range append(r.contention, r.redlockContention...) {
 		if c.overlaps != 0 || c.nerrors != 0 {
