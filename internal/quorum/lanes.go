@@ -12,7 +12,7 @@ const laneLinger = 50 * time.Millisecond
 // so a busy program runs its calls on goroutines whose stacks have
 // already grown to what a store's call needs. A goroutine started for
 // each call instead starts on the smallest stack and copies it as it
-// grows, several times per call: with go-redis, about 9 µs of CPU per
+// grows, several times per call: with go-redis, about 8 µs of CPU per
 // member call, a fifth of a RedLock cycle's client CPU on the benchmark's
 // machine (runtime.copystack in a CPU profile of bench/ section 2).
 var lanes = make(chan func())
