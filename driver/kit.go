@@ -103,14 +103,16 @@ func (g *Guard) Bind(cancel context.CancelFunc) (unbind func() bool) {
 // Start is Enter for a call that may wait on the store: it returns ctx
 // bounded by timeout, when positive, and ended when Close begins (see
 // Bind). The call must end with the returned Call's End. It costs a
-// context per call.
+// context per call. The timeout ends the context by a timer and leaves its
+// Deadline the caller's (see timeoutCtx): a client must end a call when its
+// context is done, not only by the context's deadline.
 func (g *Guard) Start(ctx context.Context, timeout time.Duration) (context.Context, Call, error) {
 	if err := g.Enter(); err != nil {
 		return ctx, Call{}, err
 	}
 	var cancel context.CancelFunc
 	if timeout > 0 {
-		ctx, cancel = context.WithTimeout(ctx, timeout)
+		ctx, cancel = withCallTimeout(ctx, timeout)
 	} else {
 		ctx, cancel = context.WithCancel(ctx)
 	}

@@ -118,9 +118,6 @@ func TestGuardStartBindsTheCallToClose(t *testing.T) {
 	var g driver.Guard
 	ctx, call, err := g.Start(context.Background(), time.Minute)
 	require.NoError(t, err)
-	deadline, ok := ctx.Deadline()
-	require.True(t, ok)
-	assert.WithinDuration(t, time.Now().Add(time.Minute), deadline, 5*time.Second)
 	closed := make(chan error, 1)
 	go func() { closed <- g.Close(nil, nil) }()
 	<-ctx.Done() // Close ends the call's context before it waits

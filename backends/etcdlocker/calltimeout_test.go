@@ -12,6 +12,7 @@ import (
 
 	"github.com/distlock/distlock/backends/etcdlocker"
 	"github.com/distlock/distlock/driver"
+	"github.com/distlock/distlock/internal/etcdtest"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -49,4 +50,32 @@ func TestCallsEndWithoutAReachableServer(t *testing.T) {
 
 	_, err = etcdlocker.New(cli, etcdlocker.WithCallTimeout(0))
 	assert.ErrorIs(t, err, locker.ErrInvalid)
+}
+
+// The call timeout ends a call whose replies stall, though the caller's
+// context has no deadline and the timeout sends none to the server: the
+// call reports an unknown outcome, as a deadline would.
+func TestTheCallTimeoutEndsAStalledCall(t *testing.T) {
+	c := etcdtest.Start(t)
+	p := proxied(t, c)
+	cli, err := clientv3.New(etcdtest.ClientConfig("http://" + p.Addr()))
+	require.NoError(t, err)
+	defer cli.Close()
+	b := newClientBackend(t, cli, etcdlocker.WithCallTimeout(300*time.Millisecond))
+	r := driver.Request{Key: "k", Owner: locker.NewOwner(), TTL: time.Minute}
+	g, err := b.TryLock(context.Background(), r)
+	require.NoError(t, err)
+	require.True(t, g.Acquired)
+
+	p.StallReplies()
+	ended := make(chan error, 1)
+	go func() { ended <- b.Unlock(context.Background(), r.Key, r.Owner) }()
+	select {
+	case err := <-ended:
+		assertUnknown(t, err, "a stalled Unlock")
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the stalled Unlock outlived the call timeout")
+	}
+	p.Heal()
 }
