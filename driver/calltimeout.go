@@ -19,17 +19,15 @@ var errCallTimeout = errors.New("the backend's call timeout passed")
 // less time with a timer than with a deadline (BENCHMARKS.md, Missed 4).
 type timeoutCtx struct {
 	context.Context // ended by the timer, or by the caller's context
-	timer           *time.Timer
 }
 
 // withCallTimeout returns ctx bounded by timeout (see timeoutCtx) and the
 // function that ends it and stops its timer.
 func withCallTimeout(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
 	inner, cancel := context.WithCancelCause(ctx)
-	c := &timeoutCtx{Context: inner}
-	c.timer = time.AfterFunc(timeout, func() { cancel(errCallTimeout) })
-	return c, func() {
-		c.timer.Stop()
+	t := time.AfterFunc(timeout, func() { cancel(errCallTimeout) })
+	return &timeoutCtx{inner}, func() {
+		t.Stop()
 		cancel(context.Canceled)
 	}
 }

@@ -45,7 +45,7 @@ func TestTheCallTimeoutKeepsTheCallersDeadlineAndCancellation(t *testing.T) {
 	assert.ErrorIs(t, context.Cause(ctx), context.Canceled)
 }
 
-func TestACallThatEndsStopsItsTimeout(t *testing.T) {
+func TestACallThatEndedIsNotTimedOutLater(t *testing.T) {
 	var g driver.Guard
 	ctx, call, err := g.Start(context.Background(), 20*time.Millisecond)
 	require.NoError(t, err)
