@@ -187,10 +187,12 @@ func (b *Backend) releaseArg(owner string) string {
 	return string(appendStr(appendStr(p, b.publish), owner))
 }
 
-// expireArg packs the renewal script's argument (see expireSrc).
-func (b *Backend) expireArg(owner string, ttl time.Duration) string {
+// ownerArg packs the argument of the scripts that set a number of owner's
+// hold, the renewal's lease (see expireSrc) or the fence's token (see
+// fenceSrc): n, the counter linger, then owner.
+func (b *Backend) ownerArg(n int64, owner string) string {
 	var buf [argRoom]byte
-	p := appendNum(buf[:0], millis(ttl))
+	p := appendNum(buf[:0], n)
 	p = appendNum(p, millis(b.cfg.fenceLinger))
 	return string(appendStr(p, owner))
 }
@@ -288,7 +290,7 @@ func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Durati
 	}
 	defer b.guard.Exit()
 	k := b.keys(key)
-	reply, err := expireScript.run(ctx, b.client, k.held, b.expireArg(owner, ttl))
+	reply, err := expireScript.run(ctx, b.client, k.held, b.ownerArg(millis(ttl), owner))
 	if err != nil {
 		return b.failed(err)
 	}

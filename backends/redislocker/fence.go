@@ -50,10 +50,7 @@ func (b *Backend) Fence(ctx context.Context, key, owner string, token uint64) er
 	}
 	defer b.guard.Exit()
 	k := b.keys(key)
-	var buf [argRoom]byte
-	p := appendNum(buf[:0], int64(token))
-	p = appendNum(p, millis(b.cfg.fenceLinger))
-	reply, err := fenceScript.run(ctx, b.client, k.held, string(appendStr(p, owner)))
+	reply, err := fenceScript.run(ctx, b.client, k.held, b.ownerArg(int64(token), owner))
 	if err != nil {
 		return b.failed(err)
 	}

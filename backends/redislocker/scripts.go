@@ -400,7 +400,7 @@ local reply = 1
 ` + releasedLua
 
 // expireSrc: KEYS lock; ARGV struct.pack('<I8I8i4c0', lease ms, counter
-// linger ms, #owner, owner) (see expireArg). Returns 1 when the lease was
+// linger ms, #owner, owner) (see ownerArg). Returns 1 when the lease was
 // reset, 0 when owner does not hold the lock.
 const expireSrc = `
 local lock = KEYS[1]
