@@ -25,30 +25,32 @@ type Lease struct {
 	err error // why the hold ended; nil while it lasts
 	// done is Done's channel, made by the first Done: a program that
 	// holds a million locks rarely asks every one of them.
-	done     chan struct{}
-	deadline time.Time // local, conservative end of the lease
-	// stopExpiry stops the timer that ends the lease at its deadline,
-	// renewed or not: Done closes by Deadline even when a renewal hangs.
-	stopExpiry func() bool
-	unlocked   bool
+	done chan struct{}
+	// deadline is the local, conservative end of the lease, at which the
+	// Store's timer ends it, renewed or not: Done closes by Deadline even
+	// when a renewal hangs. Once the Store tracks the lease, it is written
+	// holding both mu and the Store's mu, and read holding either.
+	deadline time.Time
+	// expiryIndex is the lease's place in the Store's expiries, -1 when
+	// not there; guarded by the Store's mu.
+	expiryIndex int
+	unlocked    bool
 	// watchers are the contexts of Context, cancelled when the hold ends.
 	watchers    map[int]context.CancelCauseFunc
 	nextWatcher int
 }
 
 func newLease(m *Mutex, g driver.Grant, start time.Time, ttl time.Duration, renew bool) *Lease {
-	l := &Lease{m: m, token: g.Token, holds: g.Holds, ttl: ttl}
+	l := &Lease{m: m, token: g.Token, holds: g.Holds, ttl: ttl, expiryIndex: -1}
 	// The timer and the first renewal may run before the assignments.
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.deadline = start.Add(validity(g, ttl))
 	if !m.s.track(l) {
 		// The Store closed after the attempt: the lease ends at once.
-		l.stopExpiry = func() bool { return false }
 		l.err = fmt.Errorf("%w: %w", ErrLost, ErrClosed)
 		return l
 	}
-	l.stopExpiry = m.clock.At(l.deadline, l.expire)
 	if renew {
 		l.renewal = startRenewal(l, start)
 	}
@@ -210,29 +212,21 @@ func (l *Lease) renewed(start time.Time, d time.Duration) error {
 		l.mu.Unlock()
 		return err
 	}
-	now := l.m.clock.Now()
-	if !now.Before(l.deadline) {
+	if !l.m.s.moveExpiry(l, start.Add(d)) {
 		l.mu.Unlock()
 		l.end(l.ranOut())
 		return l.Err()
 	}
-	l.deadline = start.Add(d)
-	l.stopExpiry()
-	l.stopExpiry = l.m.clock.At(l.deadline, l.expire)
 	l.mu.Unlock()
 	return nil
 }
 
-// expire ends a lease whose time ran out.
+// expire ends a lease whose deadline passed (see Store.expireDue).
 func (l *Lease) expire() {
-	l.mu.Lock()
-	early := l.m.clock.Now().Before(l.deadline)
-	if early { // a renewal moved the deadline while the timer fired
-		l.mu.Unlock()
-		return
-	}
+	l.mu.Lock() // newLease may still be setting the renewal
+	reason := l.ranOut()
 	l.mu.Unlock()
-	l.end(l.ranOut())
+	l.end(reason)
 }
 
 // ranOut is why a lease ends at its deadline.
@@ -253,7 +247,6 @@ func (l *Lease) end(reason error) {
 	}
 	l.err = reason
 	l.m.tel.holdEnded(l, reason)
-	l.stopExpiry()
 	if l.done != nil {
 		close(l.done)
 	}

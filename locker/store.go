@@ -45,7 +45,13 @@ type Store struct {
 	// closed is set by Close, under mu so that track sees it.
 	closed atomic.Bool
 	mu     sync.Mutex
-	leases map[*Lease]struct{} // live leases, ended by Close
+	// expiries are the live leases by deadline, ended by Close; one
+	// timer, set for expiryAt (zero when unset; expiryGen counts its
+	// settings), ends them at their deadlines (see expiry.go).
+	expiries   expiryQueue
+	expiryAt   time.Time
+	expiryGen  uint64
+	stopExpiry func() bool
 	// views are the Stores over the driver's views (see viewOf), made when
 	// first needed and closed by Close; a view's Store does not close its
 	// driver, which is this Store's.
@@ -76,11 +82,10 @@ func WithTelemetry(t *Telemetry) StoreOption {
 // ErrInvalid.
 func NewStore(d driver.Backend, opts ...StoreOption) *Store {
 	s := &Store{
-		d:      d,
-		clock:  systemClock{},
-		floor:  MinLease,
-		leases: make(map[*Lease]struct{}),
-		done:   make(chan struct{}),
+		d:     d,
+		clock: systemClock{},
+		floor: MinLease,
+		done:  make(chan struct{}),
 	}
 	for _, opt := range opts {
 		opt(s)
@@ -160,10 +165,7 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		s.mu.Lock()
 		s.closed.Store(true)
-		leases := make([]*Lease, 0, len(s.leases))
-		for l := range s.leases {
-			leases = append(leases, l)
-		}
+		leases := s.stopExpiries()
 		views := s.views
 		s.views = nil
 		s.mu.Unlock()
@@ -182,25 +184,6 @@ func (s *Store) Close() error {
 		}
 	})
 	return s.closeErr
-}
-
-// track records l as live, until untrack. It reports false, and l is not
-// recorded, once the Store is closed.
-func (s *Store) track(l *Lease) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed.Load() {
-		return false
-	}
-	s.leases[l] = struct{}{}
-	return true
-}
-
-// untrack forgets l.
-func (s *Store) untrack(l *Lease) {
-	s.mu.Lock()
-	delete(s.leases, l)
-	s.mu.Unlock()
 }
 
 // checkLease checks that a lease of d, named what, can be honoured by the
