@@ -195,7 +195,7 @@ func TestTelemetryRenewalsFailingThenLost(t *testing.T) {
 	c.Heal()
 	require.ErrorIs(t, l.Unlock(ctx), locker.ErrLost)
 	assert.GreaterOrEqual(t, r.value(t, "distlock.renewals", result("failed")), int64(1))
-	// The lease ends by its own timer at its deadline, not by a renewal.
+	// The lease ends by the Store's timer at its deadline, not by a renewal.
 	assert.EqualValues(t, 1, r.value(t, "distlock.leases.lost"))
 	logs := r.logs.String()
 	assert.Contains(t, logs, "renewal failed; retrying")
