@@ -21,6 +21,19 @@ func ended(l *locker.Lease) bool {
 	}
 }
 
+// locking returns a function that takes the named lock with a fixed lease
+// on st.
+func locking(t *testing.T, st *locker.Store) func(name string, lease time.Duration) *locker.Lease {
+	return func(name string, lease time.Duration) *locker.Lease {
+		t.Helper()
+		m, err := st.Mutex(name)
+		require.NoError(t, err)
+		l, err := m.Lock(context.Background(), locker.WithLease(lease))
+		require.NoError(t, err)
+		return l
+	}
+}
+
 // The Store ends its leases with one timer: each lease must still end at its
 // own deadline, whether it is due before the timer was set (a shorter lease
 // after a longer one, an Extend to less), after it (a timer set for a lease
@@ -28,14 +41,10 @@ func ended(l *locker.Lease) bool {
 func TestLeasesEndAtTheirOwnDeadlinesOnOneTimer(t *testing.T) {
 	ctx := context.Background()
 	clock, s := fakeClockStore()
-	st := storetest.Of(t, s.Client()) // one Store, so one timer
+	take := locking(t, storetest.Of(t, s.Client())) // one Store, so one timer
 	names := map[*locker.Lease]string{}
 	lock := func(name string, lease time.Duration) *locker.Lease {
-		t.Helper()
-		m, err := st.Mutex(name)
-		require.NoError(t, err)
-		l, err := m.Lock(ctx, locker.WithLease(lease))
-		require.NoError(t, err)
+		l := take(name, lease)
 		names[l] = name
 		return l
 	}
@@ -80,15 +89,7 @@ func TestLeasesEndAtTheirOwnDeadlinesOnOneTimer(t *testing.T) {
 func TestAnExtendedLeaseEndsAtItsNewDeadline(t *testing.T) {
 	ctx := context.Background()
 	clock, s := fakeClockStore()
-	st := storetest.Of(t, s.Client())
-	lock := func(name string, lease time.Duration) *locker.Lease {
-		t.Helper()
-		m, err := st.Mutex(name)
-		require.NoError(t, err)
-		l, err := m.Lock(ctx, locker.WithLease(lease))
-		require.NoError(t, err)
-		return l
-	}
+	lock := locking(t, storetest.Of(t, s.Client()))
 	l := lock("extended", 10*time.Second)
 	other := lock("other", 12*time.Second)
 	clock.Advance(5 * time.Second)
