@@ -6,9 +6,9 @@ import (
 )
 
 // A Store ends its leases at their deadlines with one timer for them all.
-// A timer of each lease's own cost two allocations and about 130 bytes per
-// hold, and a new timer at every renewal; a program holding a million
-// locks with the watchdog kept a million timers, and made 48,000 a second.
+// A timer per lease cost two allocations and about 130 bytes per hold, and
+// a new timer at every renewal: a program holding a million locks with the
+// watchdog kept a million timers, and made 48,000 a second.
 //
 // The Store keeps its live leases in a min-heap by deadline (guarded by
 // its mu, as the deadline is: see Lease.deadline), and its timer armed no
