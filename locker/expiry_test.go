@@ -104,18 +104,14 @@ func TestAnExtendedLeaseEndsAtItsNewDeadline(t *testing.T) {
 	require.True(t, ended(l), "open past its new deadline")
 }
 
-// Close ends every live lease, and a lease taken after it has ended already.
+// Close ends every live lease of the Store, ahead of the timer.
 func TestCloseEndsTheLeasesOfTheTimer(t *testing.T) {
-	ctx := context.Background()
 	_, s := fakeClockStore()
 	st := locker.NewStore(s.Client())
+	lock := locking(t, st)
 	var leases []*locker.Lease
 	for _, name := range []string{"a", "b", "c"} {
-		m, err := st.Mutex(name)
-		require.NoError(t, err)
-		l, err := m.Lock(ctx, locker.WithLease(time.Minute))
-		require.NoError(t, err)
-		leases = append(leases, l)
+		leases = append(leases, lock(name, time.Minute))
 	}
 	require.NoError(t, st.Close())
 	for _, l := range leases {
