@@ -18,31 +18,9 @@ import (
 // in a loop, or a renewal, which only moves a deadline later, sets no
 // timer.
 
-// expiryQueue is a min-heap of leases by deadline.
-type expiryQueue []*Lease
-
-func (q expiryQueue) Len() int           { return len(q) }
-func (q expiryQueue) Less(i, j int) bool { return q[i].deadline.Before(q[j].deadline) }
-func (q expiryQueue) Swap(i, j int) {
-	q[i], q[j] = q[j], q[i]
-	q[i].expiryIndex = i
-	q[j].expiryIndex = j
-}
-
-func (q *expiryQueue) Push(x any) {
-	l := x.(*Lease)
-	l.expiryIndex = len(*q)
-	*q = append(*q, l)
-}
-
-func (q *expiryQueue) Pop() any {
-	old := *q
-	l := old[len(old)-1]
-	old[len(old)-1] = nil
-	l.expiryIndex = -1
-	*q = old[:len(old)-1]
-	return l
-}
+// A Lease is due in the Store's expiries at its deadline.
+func (l *Lease) due() time.Time { return l.deadline }
+func (l *Lease) place() *int    { return &l.expiryIndex }
 
 // track records l as live, until untrack, and schedules its end at its
 // deadline. It reports false, and l is not recorded, once the Store is

@@ -48,7 +48,7 @@ type Store struct {
 	// expiries are the live leases by deadline, ended by Close; one
 	// timer, set for expiryAt (zero when unset; expiryGen counts its
 	// settings), ends them at their deadlines (see expiry.go).
-	expiries   expiryQueue
+	expiries   timeQueue[*Lease]
 	expiryAt   time.Time
 	expiryGen  uint64
 	stopExpiry func() bool

@@ -45,6 +45,10 @@ type renewal struct {
 	stopped  bool          // by Unlock, or because the lease ended
 }
 
+// A renewal is due in its scheduler's queue at its next renewal.
+func (r *renewal) due() time.Time { return r.next }
+func (r *renewal) place() *int    { return &r.index }
+
 // scheduler renews the leases of one Store. Renewals are timed by the
 // Store's clock; the idle linger, which only bounds the life of the
 // goroutine, by the system clock, so that a scheduler on a stopped fake
@@ -54,7 +58,7 @@ type scheduler struct {
 	wake chan struct{}
 
 	mu      sync.Mutex
-	queue   renewalQueue
+	queue   timeQueue[*renewal]
 	running bool
 	// wakeAt is when, by s.clock, the running scheduler next wakes by
 	// itself: the earliest renewal, or the end of its idle linger.
@@ -238,30 +242,4 @@ func (s *scheduler) settle(r *renewal, start time.Time, err error) {
 		heap.Push(&s.queue, r)
 	}
 	s.mu.Unlock()
-}
-
-// renewalQueue is a min-heap of renewals by next time.
-type renewalQueue []*renewal
-
-func (q renewalQueue) Len() int           { return len(q) }
-func (q renewalQueue) Less(i, j int) bool { return q[i].next.Before(q[j].next) }
-func (q renewalQueue) Swap(i, j int) {
-	q[i], q[j] = q[j], q[i]
-	q[i].index = i
-	q[j].index = j
-}
-
-func (q *renewalQueue) Push(x any) {
-	r := x.(*renewal)
-	r.index = len(*q)
-	*q = append(*q, r)
-}
-
-func (q *renewalQueue) Pop() any {
-	old := *q
-	r := old[len(old)-1]
-	old[len(old)-1] = nil
-	r.index = -1
-	*q = old[:len(old)-1]
-	return r
 }
