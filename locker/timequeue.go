@@ -5,7 +5,7 @@ import "time"
 // queued is what a timeQueue holds: a pointer to a value that is due at
 // a time and keeps its own place in the queue, so that it leaves or moves
 // in O(log n) without a search.
-type queued[T any] interface {
+type queued interface {
 	// due is when the value is due.
 	due() time.Time
 	// place is the value's index in the queue, -1 when it is in none.
@@ -15,7 +15,7 @@ type queued[T any] interface {
 // timeQueue is a min-heap by due time, for container/heap: the Store's
 // leases by deadline (expiry.go) and the watchdog's renewals by next
 // renewal (watchdog.go).
-type timeQueue[T queued[T]] []T
+type timeQueue[T queued] []T
 
 func (q timeQueue[T]) Len() int           { return len(q) }
 func (q timeQueue[T]) Less(i, j int) bool { return q[i].due().Before(q[j].due()) }
