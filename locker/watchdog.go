@@ -63,6 +63,9 @@ type scheduler struct {
 	// wakeAt is when, by s.clock, the running scheduler next wakes by
 	// itself: the earliest renewal, or the end of its idle linger.
 	wakeAt time.Time
+	// lingering: the running scheduler waits out its idle linger (by the
+	// system clock), not for a renewal (by s.clock).
+	lingering bool
 	// emptySince is when, in real time, the queue last became empty; zero
 	// while it has leases.
 	emptySince time.Time
@@ -123,9 +126,10 @@ func (r *renewal) drop() (inflight chan struct{}) {
 	wake := false
 	if len(s.queue) == 0 {
 		s.emptySince = time.Now()
-		// An idle scheduler exits idleLinger from now, not at its next
-		// timer, which may be a third of a lease away.
-		wake = s.wakeAt.After(s.s.clock.Now().Add(idleLinger))
+		// An idle scheduler exits idleLinger from now, by the system
+		// clock, not at its next timer, which may be a third of a lease
+		// away, and on a fake clock that has stopped, never.
+		wake = !s.lingering
 	}
 	inflight = r.inflight
 	s.mu.Unlock()
@@ -182,6 +186,7 @@ func (s *scheduler) run() {
 			stop = time.AfterFunc(wait, s.poke).Stop
 		}
 		s.wakeAt = now.Add(wait)
+		s.lingering = len(due) == 0 && len(s.queue) == 0
 		s.mu.Unlock()
 
 		if len(due) > 0 {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/distlock/distlock/backends/memlocker"
 	"github.com/distlock/distlock/driver"
 )
 
@@ -75,6 +76,48 @@ func TestWatchdogGoroutineExitsWhenIdle(t *testing.T) {
 	for running(s) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the scheduler still runs 5 s after its last lease was released (idle linger %v)", idleLinger)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// A watchdog whose last lease is released just before its renewal falls
+// due exits by the system clock, even when the store's fake clock has
+// stopped: it must not wait for a renewal timer that the clock will never
+// reach (a test that stops its clock would leak the goroutine).
+func TestWatchdogExitsOnAStoppedFakeClock(t *testing.T) {
+	ctx := context.Background()
+	clock := memlocker.NewManualClock(time.Unix(1e9, 0))
+	s := NewStore(memlocker.NewStore(memlocker.WithClock(clock)).Client())
+	defer s.Close()
+	m, err := s.Mutex("k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := m.Lock(ctx) // with the watchdog, which renews a third into the lease
+	if err != nil {
+		t.Fatal(err)
+	}
+	renewal := clock.Now().Add(DefaultWatchdogLease / 3)
+	waitFor(t, "the scheduler to wait for the renewal", func() bool {
+		s.dog.mu.Lock()
+		defer s.dog.mu.Unlock()
+		return s.dog.wakeAt.Equal(renewal)
+	})
+	clock.Advance(DefaultWatchdogLease/3 - 10*time.Millisecond)
+	if err := l.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the scheduler to exit, on a clock stopped 10ms before the renewal", func() bool { return !running(s) })
+}
+
+// waitFor waits up to 5 s for cond, checking it every few milliseconds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 5 s for %s", what)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
