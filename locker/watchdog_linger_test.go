@@ -72,13 +72,7 @@ func TestWatchdogGoroutineExitsWhenIdle(t *testing.T) {
 	if err := l.Unlock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for running(s) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the scheduler still runs 5 s after its last lease was released (idle linger %v)", idleLinger)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitFor(t, "the scheduler to exit after its last lease was released", func() bool { return !running(s) })
 }
 
 // A watchdog whose last lease is released just before its renewal falls
