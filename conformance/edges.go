@@ -149,16 +149,26 @@ func testContextBound(ctx context.Context, t *testing.T, s *suite) {
 		}
 	}()
 
+	// Each call gets a context that ends after 300ms twice: by its
+	// deadline, and cancelled without one (a request or signal context);
+	// a client that bounds a read by the context's deadline alone misses
+	// the second.
 	bounded := func(what string, call func(context.Context) error) {
 		t.Helper()
-		cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
-		defer cancel()
-		start := time.Now()
-		err := call(cctx)
-		elapsed := time.Since(start)
-		assert.Error(t, err, "%s on a stalled store", what)
-		assert.NotErrorIs(t, err, driver.ErrNotAcquired, "%s: a stalled store is not another holder", what)
-		assert.Less(t, elapsed, 300*time.Millisecond+boundMargin, "%s must return by its context's deadline", what)
+		for _, end := range []string{"deadline", "cancellation"} {
+			cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+			if end == "cancellation" {
+				cctx, cancel = context.WithCancel(ctx)
+				time.AfterFunc(300*time.Millisecond, cancel)
+			}
+			start := time.Now()
+			err := call(cctx)
+			elapsed := time.Since(start)
+			cancel()
+			assert.Error(t, err, "%s on a stalled store", what)
+			assert.NotErrorIs(t, err, driver.ErrNotAcquired, "%s: a stalled store is not another holder", what)
+			assert.Less(t, elapsed, 300*time.Millisecond+boundMargin, "%s must return by its context's %s", what, end)
+		}
 	}
 	bounded("Extend", func(ctx context.Context) error { return held.Extend(ctx, s.long) })
 	bounded("Inspect", func(ctx context.Context) error { _, err := m.Inspect(ctx); return err })

@@ -62,7 +62,9 @@ var (
 // The client stays the caller's: Close does not close it unless
 // WithOwnedClient is given. For context deadlines to bound calls, the
 // client needs ContextTimeoutEnabled (clients opened from a URL have it);
-// without it a call whose server stalls lasts the client's ReadTimeout.
+// without it a call whose server stalls lasts the client's ReadTimeout, as
+// one whose context is cancelled before its deadline always does (see the
+// package doc).
 // The backend never lets go-redis retry its scripts (a retry after a lost
 // reply could count a hold twice), whatever the client's MaxRetries.
 func New(client redis.UniversalClient, opts ...Option) (*Backend, error) {

@@ -105,7 +105,16 @@
 //
 // New takes the program's own client, which Close leaves open (unless
 // WithOwnedClient). Context deadlines bound calls only when the client has
-// ContextTimeoutEnabled; otherwise its ReadTimeout does. A redis.Ring is not
+// ContextTimeoutEnabled; otherwise its ReadTimeout does. A context
+// cancelled before its deadline (or one without a deadline: a request's,
+// a signal's) ends a call that waits on a stalled server only at the
+// ReadTimeout (5s by default): go-redis sets a connection's deadline from
+// the context's deadline and does not watch its cancellation. Where that
+// is too long, set a shorter ReadTimeout (read_timeout in a URL). The
+// backend does not run each call on a goroutine of its own to return
+// sooner: on a 2-core machine that cost 40µs a lock+unlock cycle
+// (BENCHMARKS.md). Waiting for a lock, between calls, ends with the
+// context at once. A redis.Ring is not
 // supported: its shards are independent stores (combine them with package
 // redlock instead).
 //
