@@ -86,6 +86,10 @@ func (s *proxiedStores) Partition(b driver.Backend) error { return s.with(b, (*t
 
 func (s *proxiedStores) Heal(b driver.Backend) error { return s.with(b, (*tcpproxy.Proxy).Heal) }
 
+func (s *proxiedStores) Stall(b driver.Backend) error { return s.with(b, (*tcpproxy.Proxy).Stall) }
+
+func (s *proxiedStores) Resume(b driver.Backend) error { return s.with(b, (*tcpproxy.Proxy).Heal) }
+
 func (s *proxiedStores) with(b driver.Backend, f func(*tcpproxy.Proxy)) error {
 	s.mu.Lock()
 	p, ok := s.proxies[b]

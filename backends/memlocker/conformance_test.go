@@ -47,11 +47,11 @@ func TestConformance(t *testing.T) {
 // Stall gives b's calls a latency no call outlives; they end with their
 // contexts.
 func (h *harness) Stall(b driver.Backend) error {
-	b.(*memlocker.Client).SetLatency(time.Hour)
+	b.(*memlocker.Client).Stall()
 	return nil
 }
 
 func (h *harness) Resume(b driver.Backend) error {
-	b.(*memlocker.Client).SetLatency(0)
+	b.(*memlocker.Client).Resume()
 	return nil
 }

@@ -4,8 +4,8 @@
 // (re-entry, expiry, fencing tokens, release notification, inspection,
 // force unlock, batched renewal, a first-come wait queue), an injectable
 // clock so tests move time without sleeping, and per-client fault
-// injection: failed calls, latency, replies lost after the operation ran,
-// and partitions.
+// injection: failed calls, latency, stalls (calls that wait until
+// Resume), replies lost after the operation ran, and partitions.
 //
 // A Store is the server; each Client is one connection to it with faults of
 // its own. Locks live only in the process's memory.

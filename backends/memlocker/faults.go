@@ -28,6 +28,7 @@ type faults struct {
 	timeoutNext int
 	latency     time.Duration
 	partitioned bool
+	stalled     chan struct{} // closed by Resume; nil unless stalled
 }
 
 // FailNext makes the client's next n calls fail with err (ErrInjected when
@@ -56,6 +57,28 @@ func (c *Client) SetLatency(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.faults.latency = d
+}
+
+// Stall makes the client's calls hang, as those to a store that stopped
+// answering do: each waits, without running, until its context ends (and
+// returns the context's error), Close (ErrClosed) or Resume, when it runs.
+func (c *Client) Stall() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.faults.stalled == nil {
+		c.faults.stalled = make(chan struct{})
+	}
+}
+
+// Resume ends a Stall: the calls waiting on it run, as a store that
+// answers again runs the commands sent to it meanwhile.
+func (c *Client) Resume() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.faults.stalled != nil {
+		close(c.faults.stalled)
+		c.faults.stalled = nil
+	}
 }
 
 // Partition cuts the client off the store: calls fail with ErrPartitioned
@@ -87,8 +110,8 @@ func (c *Client) isPartitioned() bool {
 }
 
 // call runs op on the store through the client's faults. It runs nothing
-// after Close, and a call sleeping out a latency when Close comes returns
-// ErrClosed at once, having run nothing.
+// after Close, and a call sleeping out a latency or a stall when Close
+// comes returns ErrClosed at once, having run nothing.
 func (c *Client) call(ctx context.Context, op string, run func()) error {
 	if err := c.guard.Enter(); err != nil {
 		return err
@@ -107,18 +130,25 @@ func (c *Client) call(ctx context.Context, op string, run func()) error {
 		c.mu.Unlock()
 		return err
 	}
-	latency := f.latency
+	latency, stalled := f.latency, f.stalled
 	lose := f.timeoutNext > 0
 	if lose {
 		f.timeoutNext--
 	}
 	c.mu.Unlock()
 
+	var wake <-chan time.Time
 	if latency > 0 {
 		t := time.NewTimer(latency)
 		defer t.Stop()
+		wake = t.C
+	}
+	for wake != nil || stalled != nil {
 		select {
-		case <-t.C:
+		case <-wake:
+			wake = nil
+		case <-stalled:
+			stalled = nil
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-c.guard.Halted():

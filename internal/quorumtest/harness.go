@@ -22,14 +22,19 @@ type Stores interface {
 	// Partition cuts a client the set made off its store; Heal restores it.
 	Partition(b driver.Backend) error
 	Heal(b driver.Backend) error
+	// Stall makes a client's calls hang, as a store that stopped answering
+	// does, until their context ends or Resume.
+	Stall(b driver.Backend) error
+	Resume(b driver.Backend) error
 }
 
 // Combine builds a combinator over members.
 type Combine func(members []driver.Backend) (driver.Backend, error)
 
-// Harness is a conformance.Harness and conformance.Partitioner: each
-// backend it makes is a combinator over new clients of every store, and
-// partitioning it partitions every one of those clients.
+// Harness is a conformance.Harness, conformance.Partitioner and
+// conformance.Staller: each backend it makes is a combinator over new
+// clients of every store, and partitioning or stalling it partitions or
+// stalls every one of those clients.
 type Harness struct {
 	stores  Stores
 	combine Combine
@@ -41,6 +46,7 @@ type Harness struct {
 var (
 	_ conformance.Harness     = (*Harness)(nil)
 	_ conformance.Partitioner = (*Harness)(nil)
+	_ conformance.Staller     = (*Harness)(nil)
 )
 
 // NewHarness returns a harness of combinators made by combine over stores.
@@ -82,6 +88,17 @@ func (h *Harness) Partition(b driver.Backend) error {
 // Heal implements conformance.Partitioner.
 func (h *Harness) Heal(b driver.Backend) error {
 	return h.each(b, h.stores.Heal)
+}
+
+// Stall implements conformance.Staller: it stalls every member client of
+// b.
+func (h *Harness) Stall(b driver.Backend) error {
+	return h.each(b, h.stores.Stall)
+}
+
+// Resume implements conformance.Staller.
+func (h *Harness) Resume(b driver.Backend) error {
+	return h.each(b, h.stores.Resume)
 }
 
 func (h *Harness) each(b driver.Backend, f func(driver.Backend) error) error {

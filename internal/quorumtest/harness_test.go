@@ -42,6 +42,37 @@ func TestHarnessPartitionsEveryMember(t *testing.T) {
 	assert.Error(t, h.Partition(memlocker.New()), "not a backend of the harness")
 }
 
+// TestHarnessStallsEveryMember: stalling a combinator the harness made
+// stalls each of its member clients until their context ends, and only
+// those, until Resume.
+func TestHarnessStallsEveryMember(t *testing.T) {
+	ctx := context.Background()
+	stores := quorumtest.NewMem(3)
+	h := quorumtest.NewHarness(stores, func(members []driver.Backend) (driver.Backend, error) {
+		return redlock.New(members)
+	})
+	defer h.Close()
+	b1, err := h.NewBackend(ctx)
+	require.NoError(t, err)
+	b2, err := h.NewBackend(ctx)
+	require.NoError(t, err)
+	require.NoError(t, h.Stall(b1))
+	sctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	g, err := b1.TryLock(sctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
+	assert.Error(t, err, "a stalled combinator answers nothing")
+	assert.False(t, g.Acquired)
+	g, err = b2.TryLock(ctx, driver.Request{Key: "k", Owner: "o2", TTL: time.Minute})
+	require.NoError(t, err)
+	assert.True(t, g.Acquired, "other clients are not stalled")
+	require.NoError(t, b2.Unlock(ctx, "k", "o2"))
+	require.NoError(t, h.Resume(b1))
+	g, err = b1.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
+	require.NoError(t, err)
+	assert.True(t, g.Acquired)
+	assert.Error(t, h.Stall(memlocker.New()), "not a backend of the harness")
+}
+
 // TestHooked fails the hooked operation only.
 func TestHooked(t *testing.T) {
 	ctx := context.Background()

@@ -51,21 +51,22 @@ func (m *Mem) Granularity() time.Duration {
 }
 
 // Partition implements Stores.
-func (m *Mem) Partition(b driver.Backend) error {
-	c, ok := b.(*memlocker.Client)
-	if !ok {
-		return fmt.Errorf("not a memlocker client: %T", b)
-	}
-	c.Partition()
-	return nil
-}
+func (m *Mem) Partition(b driver.Backend) error { return m.with(b, (*memlocker.Client).Partition) }
 
 // Heal implements Stores.
-func (m *Mem) Heal(b driver.Backend) error {
+func (m *Mem) Heal(b driver.Backend) error { return m.with(b, (*memlocker.Client).Heal) }
+
+// Stall implements Stores.
+func (m *Mem) Stall(b driver.Backend) error { return m.with(b, (*memlocker.Client).Stall) }
+
+// Resume implements Stores.
+func (m *Mem) Resume(b driver.Backend) error { return m.with(b, (*memlocker.Client).Resume) }
+
+func (m *Mem) with(b driver.Backend, f func(*memlocker.Client)) error {
 	c, ok := b.(*memlocker.Client)
 	if !ok {
 		return fmt.Errorf("not a memlocker client: %T", b)
 	}
-	c.Heal()
+	f(c)
 	return nil
 }

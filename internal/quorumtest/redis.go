@@ -126,6 +126,19 @@ func (r *Redis) Heal(b driver.Backend) error {
 	return nil
 }
 
+// Stall implements Stores: the client's proxy stops passing bytes on.
+func (r *Redis) Stall(b driver.Backend) error {
+	p, err := r.proxy(b)
+	if err != nil {
+		return err
+	}
+	p.Stall()
+	return nil
+}
+
+// Resume implements Stores.
+func (r *Redis) Resume(b driver.Backend) error { return r.Heal(b) }
+
 func (r *Redis) closeProxies() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
