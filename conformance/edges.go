@@ -156,11 +156,7 @@ func testContextBound(ctx context.Context, t *testing.T, s *suite) {
 	bounded := func(what string, call func(context.Context) error) {
 		t.Helper()
 		for _, end := range []string{"deadline", "cancellation"} {
-			cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
-			if end == "cancellation" {
-				cctx, cancel = context.WithCancel(ctx)
-				time.AfterFunc(300*time.Millisecond, cancel)
-			}
+			cctx, cancel := endsAfter(ctx, 300*time.Millisecond, end == "cancellation")
 			start := time.Now()
 			err := call(cctx)
 			elapsed := time.Since(start)
@@ -201,6 +197,20 @@ func testContextBound(ctx context.Context, t *testing.T, s *suite) {
 	l, err := fresh.Lock(ctx, locker.WithLease(s.long))
 	require.NoError(t, err, "the Mutex is usable once the store answers")
 	require.NoError(t, l.Unlock(ctx))
+}
+
+// endsAfter returns a context that ends after d: by its deadline, or with
+// cancelled by a cancellation, without a deadline. Call stop when done.
+func endsAfter(ctx context.Context, d time.Duration, cancelled bool) (_ context.Context, stop func()) {
+	if !cancelled {
+		return context.WithTimeout(ctx, d)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	timer := time.AfterFunc(d, cancel)
+	return ctx, func() {
+		timer.Stop()
+		cancel()
+	}
 }
 
 func testWaiterAtExpiry(ctx context.Context, t *testing.T, s *suite) {
