@@ -35,6 +35,9 @@ type memberResult struct {
 	// fenced: the member's counter is at least the combined token, written
 	// while the owner held it.
 	fenced bool
+	// tk is the ticket of the attempt's latest call on the member (see
+	// ledger).
+	tk ticket
 }
 
 // attempt is one TryLock on a combinator.
@@ -123,21 +126,34 @@ func (a *attempt) lockRound(ctx context.Context, lease time.Duration) {
 // lockMembers asks the members that ask selects for the lock, at once.
 func (a *attempt) lockMembers(ctx context.Context, lease time.Duration, ask func(i int) bool) {
 	window := a.e.s.guardWindow(a.ttl)
+	// The tickets are taken before the calls, which read them: a call
+	// abandoned by fanout must not read what is written meanwhile.
+	// A member not begun keeps a zero ticket.
+	tks := make([]ticket, len(a.ts))
+	for i := range a.ts {
+		if ask(i) && (a.skip == nil || !a.skip[i]) {
+			tks[i], _ = a.e.bg.held.lock(a.key(i))
+		}
+	}
+	hold := lease + a.e.s.drift(lease)
 	grants, errs := fanout(ctx, a.ts, a.e.s.forLease(a.ttl), func(ctx context.Context, i int) (driver.Grant, error) {
 		if !ask(i) {
 			return driver.Grant{}, errSkipped
 		}
-		if a.skip != nil && a.skip[i] {
+		if tks[i].n == 0 {
 			return driver.Grant{}, errReleasePending
 		}
-		return a.tryMember(ctx, i, lease)
+		g, err := a.tryMember(ctx, i, lease)
+		delta, atLeast := lockCount(g, err)
+		a.e.bg.held.end(a.key(i), tks[i], delta, atLeast, hold)
+		return g, err
 	}, nil)
 	for i := range a.rs {
 		if !ask(i) {
 			continue
 		}
 		r := &a.rs[i]
-		r.g, r.err = grants[i], errs[i]
+		r.g, r.err, r.tk = grants[i], errs[i], tks[i]
 		switch {
 		case r.err == nil && r.g.Acquired:
 			r.state = acquired
@@ -155,6 +171,11 @@ func (a *attempt) lockMembers(ctx context.Context, lease time.Duration, ask func
 			r.state = unknown
 		}
 	}
+}
+
+// key is the ledger's name for the owner's holds on member i.
+func (a *attempt) key(i int) pendingKey {
+	return pendingKey{a.ts[i].rtt, a.ts[i].key, a.owner}
 }
 
 // floorLead puts an attempt's token floor ahead of the time: a member that

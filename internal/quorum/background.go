@@ -43,6 +43,9 @@ type background struct {
 	mu      sync.Mutex
 	pending map[pendingKey][]*release
 
+	// held counts the owners' holds on the members (see ledger).
+	held *ledger
+
 	// longest is the longest lease members were asked for, in
 	// nanoseconds: what bounds the release of a member whose Unlock
 	// failed, since Unlock does not know the lease it ends.
@@ -85,7 +88,7 @@ type pendingKey struct {
 
 func newBackground() *background {
 	ctx, stop := context.WithCancel(context.Background())
-	return &background{ctx: ctx, stop: stop, pending: make(map[pendingKey][]*release)}
+	return &background{ctx: ctx, stop: stop, pending: make(map[pendingKey][]*release), held: newLedger()}
 }
 
 // settle tries the releases for owner on ts again at once, and waits for
@@ -177,7 +180,8 @@ func (bg *background) release(t target, owner string, until time.Time, timeout f
 	if bg.ctx.Err() != nil {
 		return // closing: the members are about to be closed
 	}
-	r, end := bg.track(pendingKey{t.rtt, t.key, owner})
+	k := pendingKey{t.rtt, t.key, owner}
+	r, end := bg.track(k)
 	bg.wg.Go(func() {
 		defer end()
 		delay := releaseRetryMin
@@ -186,7 +190,9 @@ func (bg *background) release(t target, owner string, until time.Time, timeout f
 			d := timeout(t.rtt)
 			cctx, ccancel := context.WithTimeout(ctx, d)
 			start := time.Now()
+			tk := bg.held.unlock(k)
 			err := t.b.Unlock(cctx, t.key, owner)
+			bg.held.end(k, tk, unlockCount(err), 0, 0)
 			t.rtt.observe(cctx, ctx, time.Since(start), d, err)
 			ccancel()
 			cancel()

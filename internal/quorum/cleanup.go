@@ -19,10 +19,13 @@ import (
 // another member reserved the lock for a waiter of its own (otherLine).
 // A member that granted the lock, or may have, and was not released by
 // then is released in the background (see background): the caller is not
-// held past its deadline, and the release is not lost.
-// On a re-entry the members in an unknown state are left alone, since an
-// Unlock there could drop the owner's earlier hold instead; they keep at
-// most one extra hold until their lease ends.
+// held past its deadline, and the release is not lost; unless the release
+// may have run and the owner may hold the lock there more than once (see
+// releaseLater). On a re-entry, and wherever the owner may hold the lock
+// already or has another call in flight (see ledger), the members in an
+// unknown state are left alone, since an Unlock there could drop the
+// owner's earlier hold instead; they keep at most one extra hold until
+// their lease ends.
 //
 // The attempt then reports, in this order: bad input a member found as
 // ErrInvalid; an unknown-state error when so many members may still hold
@@ -50,17 +53,25 @@ func (a *attempt) fail(ctx context.Context, reason error) (driver.Grant, error) 
 			kept = a.e.line
 		}
 	}
-	mustRelease := func(i int) bool {
-		r := &a.rs[i]
-		return i != kept && (r.state == acquired || r.state == unknown && !reentry)
-	}
 	// What to release is decided before the calls: a call abandoned by
-	// fanout must not read the results that are settled meanwhile.
+	// fanout must not read the results that are settled meanwhile. Each
+	// release's ticket goes in tk.
 	unlock := make([]bool, len(a.rs))
 	some := false
 	for i := range a.rs {
-		unlock[i] = mustRelease(i)
+		r := &a.rs[i]
+		switch {
+		case i == kept:
+		case r.state == acquired:
+			r.tk, unlock[i] = a.e.bg.held.unlock(a.key(i)), true
+		case r.state == unknown && !reentry:
+			r.tk, unlock[i] = a.e.bg.held.follow(a.key(i), r.tk)
+		}
 		some = some || unlock[i]
+	}
+	tks := make([]ticket, len(a.rs))
+	for i := range a.rs {
+		tks[i] = a.rs[i].tk
 	}
 	errs := make([]error, len(a.rs))
 	if some && stuck {
@@ -71,22 +82,19 @@ func (a *attempt) fail(ctx context.Context, reason error) (driver.Grant, error) 
 	if some {
 		_, errs = fanout(ctx, a.ts, a.e.s.plain, func(ctx context.Context, i int) (struct{}, error) {
 			if unlock[i] {
-				return struct{}{}, a.unlockMember(ctx, i)
+				return struct{}{}, a.unlockMember(ctx, i, tks[i])
 			}
 			return struct{}{}, errSkipped
 		}, nil)
 	}
-	for i := range a.rs {
-		if mustRelease(i) {
-			a.settle(i, errs[i])
-		}
-	}
 	// The lease a member may hold began by now at the latest.
 	until := time.Now().Add(a.ttl)
 	for i := range a.rs {
-		if r := &a.rs[i]; mustRelease(i) {
-			r.state = releasing
-			a.e.bg.release(a.ts[i], a.owner, until, a.e.s.plain)
+		if !unlock[i] {
+			continue
+		}
+		if a.settle(i, errs[i]); a.rs[i].state != released && a.e.releaseLater(a.ts[i], a.owner, tks[i], errs[i], until) {
+			a.rs[i].state = releasing
 		}
 	}
 	mayHold := a.count(func(r *memberResult) bool { return r.state == acquired || r.state == unknown })
@@ -131,10 +139,13 @@ func (a *attempt) fail(ctx context.Context, reason error) (driver.Grant, error) 
 	return driver.Grant{}, err
 }
 
-// unlockMember unlocks member i for the owner.
-func (a *attempt) unlockMember(ctx context.Context, i int) error {
+// unlockMember unlocks member i for the owner, a call begun in the
+// ledger with tk.
+func (a *attempt) unlockMember(ctx context.Context, i int, tk ticket) error {
 	t := a.ts[i]
-	return t.b.Unlock(ctx, t.key, a.owner)
+	err := t.b.Unlock(ctx, t.key, a.owner)
+	a.e.bg.held.end(a.key(i), tk, unlockCount(err), 0, 0)
+	return err
 }
 
 // settle records the release of member i, which ended with err: a member

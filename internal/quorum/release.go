@@ -10,18 +10,27 @@ import (
 
 // unlock drops one of owner's holds on every target at once.
 func (e *engine) unlock(ctx context.Context, ts []target, owner string) error {
+	var small [8]ticket
+	tks := small[:0]
+	for _, t := range ts {
+		tks = append(tks, e.bg.held.unlock(pendingKey{t.rtt, t.key, owner}))
+	}
 	_, errs := fanout(ctx, ts, e.s.plain, func(ctx context.Context, i int) (struct{}, error) {
-		return struct{}{}, ts[i].b.Unlock(ctx, ts[i].key, owner)
+		t := ts[i]
+		err := t.b.Unlock(ctx, t.key, owner)
+		e.bg.held.end(pendingKey{t.rtt, t.key, owner}, tks[i], unlockCount(err), 0, 0)
+		return struct{}{}, err
 	}, nil)
 	// A member whose Unlock did not get an answer may still hold the
 	// lock: left alone, it would keep the hold until its lease ends, and
 	// the next holder would get no more than a bare quorum, one member
 	// short of safety should another member fail. It is released in the
-	// background, whatever the verdict.
+	// background, whatever the verdict, when that cannot drop another
+	// hold of the owner (see releaseLater).
 	until := time.Now().Add(e.bg.longestLease())
 	for i, err := range errs {
-		if err != nil && !errors.Is(err, driver.ErrNotHeld) && !errors.Is(err, driver.ErrInvalid) && !errors.Is(err, driver.ErrClosed) {
-			e.bg.release(ts[i], owner, until, e.s.plain)
+		if err != nil && !errors.Is(err, driver.ErrNotHeld) {
+			e.releaseLater(ts[i], owner, tks[i], err, until)
 		}
 	}
 	return verdict(e.kind, "unlock", e.needed, ts, errs)
@@ -38,7 +47,12 @@ func (e *engine) expire(ctx context.Context, ts []target, owner string, ttl time
 		if skip != nil && skip[i] {
 			return struct{}{}, errReleasePending
 		}
-		return struct{}{}, ts[i].b.Expire(ctx, ts[i].key, owner, ttl)
+		t := ts[i]
+		err := t.b.Expire(ctx, t.key, owner, ttl)
+		if err == nil {
+			e.bg.held.renewed(pendingKey{t.rtt, t.key, owner}, ttl+e.s.drift(ttl))
+		}
+		return struct{}{}, err
 	}, nil)
 	return verdict(e.kind, "renew", e.needed, ts, errs)
 }

@@ -37,21 +37,31 @@ func (a *attempt) token() uint64 {
 // members whose token is below the combined token to it, so that a
 // majority of fencing members carries it before it is handed out; and
 // releases members whose first call ended in an unknown state (the call
-// may have run). A member that cannot be raised does not count toward the
+// may have run), where that cannot drop an earlier hold of the owner
+// (see ledger). A member that cannot be raised does not count toward the
 // quorum. When the tokens agree and every call answered, there is no
 // second round.
 func (a *attempt) secondRound(ctx context.Context, token uint64) {
 	reentry := a.reentry()
 	work := false
+	var release []bool // the unknown members to release, each with the ticket of its release in tk
 	for i := range a.rs {
 		r, t := &a.rs[i], a.ts[i]
 		if r.state == acquired && t.fencer != nil && (r.g.Token == token || token == 0) {
 			r.fenced = true // nothing to raise
 		}
 		switch {
-		case r.state == acquired && t.fencer != nil && !r.fenced,
-			r.state == unknown && !reentry:
+		case r.state == acquired && t.fencer != nil && !r.fenced:
 			work = true
+		case r.state == unknown && !reentry:
+			tk, ok := a.e.bg.held.follow(a.key(i), r.tk)
+			if !ok {
+				continue
+			}
+			if release == nil {
+				release = make([]bool, len(a.rs))
+			}
+			release[i], r.tk, work = true, tk, true
 		}
 	}
 	if !work {
@@ -72,8 +82,8 @@ func (a *attempt) secondRound(ctx context.Context, token uint64) {
 			err := t.fencer.Fence(ctx, t.key, a.owner, token)
 			return err == nil, err
 		case unknown:
-			if !reentry {
-				return false, a.unlockMember(ctx, i)
+			if release != nil && release[i] {
+				return false, a.unlockMember(ctx, i, r.tk)
 			}
 		}
 		return false, errSkipped
