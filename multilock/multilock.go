@@ -29,7 +29,9 @@ import (
 // A failed attempt releases every member, including those that refused and
 // those whose call failed or timed out (their state is unknown), within the
 // caller's deadline, and in the background for any member not released by
-// then. It reports "not acquired" (so a Store returns
+// then; on a re-entry the members in an unknown state are left alone, and
+// an Unlock that may have run is sent again only where the owner holds the
+// lock once, since each Unlock drops a hold, whoever's it is. It reports "not acquired" (so a Store returns
 // driver.ErrNotAcquired, or waits and tries again) only when a member
 // refused: another owner holds it. A member that failed or timed out, a
 // late grant or a budget that ran out mid-attempt is an error wrapping

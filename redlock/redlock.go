@@ -57,9 +57,11 @@ import (
 // answers or until the lease it may hold has run out (Close stops it), and
 // the owner's next attempt or renewal first has that release tried again
 // and leaves the member out while it still runs. On a re-entry (the owner
-// already held some member) the members in an unknown state are left alone
+// already held some member, or the combinator counts a hold or a call of
+// the owner there) the members in an unknown state are left alone
 // instead: an Unlock there could drop the earlier hold rather than this
-// attempt's. A failed attempt reports "not acquired" (Grant.Acquired
+// attempt's. For the same reason an Unlock that may have run on a member
+// is sent again only while the owner holds the lock there once. A failed attempt reports "not acquired" (Grant.Acquired
 // false, no error; a Store turns it into driver.ErrNotAcquired and, if
 // waiting, tries again) only when another owner holds the lock: more than
 // N-(N/2+1) members answered no, so no quorum could be reached. Every

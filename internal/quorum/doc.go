@@ -87,7 +87,7 @@
 //     cannot touch another owner's hold, nor the owner's hold of another
 //     mode (a downgrade's write hold, an upgrade's read hold).
 //   - A re-entry is known by a hold count above one, kept per owner and
-//     mode, as a mutex's; a downgrade's read hold under its write hold is
+//     mode, as a mutex's, or by the engine's own count (ledger.go); a downgrade's read hold under its write hold is
 //     a first read hold, whose unknown members are released as usual.
 //   - The restart guard and the validity count grants, whatever their
 //     mode: a restarted member that forgot the readers must not let a
