@@ -12,16 +12,16 @@ import (
 	"github.com/distlock/distlock/driver"
 )
 
-// heldTwice returns a majority lock over three fresh members on which owner
-// "o" holds "k" twice.
-func heldTwice(t *testing.T) ([]*memlocker.Client, driver.Backend) {
+// majorityOf3 returns a majority lock over three fresh members on which
+// owner "o" holds "k" holds times.
+func majorityOf3(t *testing.T, holds int) ([]*memlocker.Client, driver.Backend) {
 	t.Helper()
 	ctx := context.Background()
 	members := []*memlocker.Client{memlocker.New(), memlocker.New(), memlocker.New()}
 	b, err := New(Majority, []driver.Backend{members[0], members[1], members[2]}, DefaultSettings(Majority))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = b.Close() })
-	for range 2 {
+	for range holds {
 		g, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 		require.NoError(t, err)
 		require.True(t, g.Acquired)
@@ -47,7 +47,7 @@ func holdsOn(t *testing.T, members []*memlocker.Client) []int {
 // and another owner could take the lock under it.
 func TestUnlockOfANestedHoldIsNotRepeated(t *testing.T) {
 	ctx := context.Background()
-	members, b := heldTwice(t)
+	members, b := majorityOf3(t, 2)
 	for _, m := range members {
 		m.TimeoutNext(1)
 	}
@@ -67,13 +67,7 @@ func TestUnlockOfANestedHoldIsNotRepeated(t *testing.T) {
 // rather than left to its lease.
 func TestUnlockOfALoneHoldIsRepeated(t *testing.T) {
 	ctx := context.Background()
-	members := []*memlocker.Client{memlocker.New(), memlocker.New(), memlocker.New()}
-	b, err := New(Majority, []driver.Backend{members[0], members[1], members[2]}, DefaultSettings(Majority))
-	require.NoError(t, err)
-	defer b.Close()
-	g, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
-	require.NoError(t, err)
-	require.True(t, g.Acquired)
+	members, b := majorityOf3(t, 1)
 
 	members[2].FailNext(1, nil) // not run, and the client cannot tell
 	require.NoError(t, b.Unlock(ctx, "k", "o"))
@@ -87,18 +81,12 @@ func TestUnlockOfALoneHoldIsRepeated(t *testing.T) {
 // reported a second hold, so only the engine's own count can tell.
 func TestNestedAttemptLeavesUnknownMembersAlone(t *testing.T) {
 	ctx := context.Background()
-	members := []*memlocker.Client{memlocker.New(), memlocker.New(), memlocker.New()}
-	b, err := New(Majority, []driver.Backend{members[0], members[1], members[2]}, DefaultSettings(Majority))
-	require.NoError(t, err)
-	defer b.Close()
-	g, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
-	require.NoError(t, err)
-	require.True(t, g.Acquired)
+	members, b := majorityOf3(t, 1)
 
 	for _, m := range members {
 		m.FailNext(1, nil)
 	}
-	_, err = b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
+	_, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.Error(t, err)
 	core(b).bg.wg.Wait()
 	assert.Equal(t, []int{1, 1, 1}, holdsOn(t, members), "the first hold is intact")
@@ -109,14 +97,11 @@ func TestNestedAttemptLeavesUnknownMembersAlone(t *testing.T) {
 // attempt's.
 func TestFreshAttemptReleasesUnknownMembers(t *testing.T) {
 	ctx := context.Background()
-	members := []*memlocker.Client{memlocker.New(), memlocker.New(), memlocker.New()}
-	b, err := New(Majority, []driver.Backend{members[0], members[1], members[2]}, DefaultSettings(Majority))
-	require.NoError(t, err)
-	defer b.Close()
+	members, b := majorityOf3(t, 0)
 	for _, m := range members {
 		m.TimeoutNext(1) // ran, reply lost
 	}
-	_, err = b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
+	_, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	require.Error(t, err)
 	core(b).bg.wg.Wait()
 	assert.Equal(t, []int{0, 0, 0}, holdsOn(t, members), "the attempt's holds are given back")

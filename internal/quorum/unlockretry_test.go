@@ -3,13 +3,9 @@ package quorum
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/distlock/distlock/backends/memlocker"
-	"github.com/distlock/distlock/driver"
 )
 
 // TestUnlockReleasesAFailedMemberLater: an Unlock that a quorum did is a
@@ -18,13 +14,7 @@ import (
 // next holder does not get a bare quorum.
 func TestUnlockReleasesAFailedMemberLater(t *testing.T) {
 	ctx := context.Background()
-	members := []*memlocker.Client{memlocker.New(), memlocker.New(), memlocker.New()}
-	b, err := New(Majority, []driver.Backend{members[0], members[1], members[2]}, DefaultSettings(Majority))
-	require.NoError(t, err)
-	defer b.Close()
-	g, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
-	require.NoError(t, err)
-	require.True(t, g.Acquired)
+	members, b := majorityOf3(t, 1)
 
 	members[2].FailNext(1, nil) // the Unlock never reaches it
 	require.NoError(t, b.Unlock(ctx, "k", "o"), "two of three members released it")

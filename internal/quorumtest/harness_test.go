@@ -15,21 +15,29 @@ import (
 	"github.com/distlock/distlock/redlock"
 )
 
-// TestHarnessPartitionsEveryMember: partitioning a combinator the harness
-// made partitions each of its member clients, and only those.
-func TestHarnessPartitionsEveryMember(t *testing.T) {
+// twoClients returns a harness of RedLocks over three in-memory stores and
+// two of its combinators.
+func twoClients(t *testing.T) (*quorumtest.Harness, driver.Backend, driver.Backend) {
+	t.Helper()
 	ctx := context.Background()
-	stores := quorumtest.NewMem(3)
-	h := quorumtest.NewHarness(stores, func(members []driver.Backend) (driver.Backend, error) {
+	h := quorumtest.NewHarness(quorumtest.NewMem(3), func(members []driver.Backend) (driver.Backend, error) {
 		return redlock.New(members)
 	})
-	defer h.Close()
+	t.Cleanup(h.Close)
 	b1, err := h.NewBackend(ctx)
 	require.NoError(t, err)
 	b2, err := h.NewBackend(ctx)
 	require.NoError(t, err)
+	return h, b1, b2
+}
+
+// TestHarnessPartitionsEveryMember: partitioning a combinator the harness
+// made partitions each of its member clients, and only those.
+func TestHarnessPartitionsEveryMember(t *testing.T) {
+	ctx := context.Background()
+	h, b1, b2 := twoClients(t)
 	require.NoError(t, h.Partition(b1))
-	_, err = b1.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
+	_, err := b1.TryLock(ctx, driver.Request{Key: "k", Owner: "o", TTL: time.Minute})
 	assert.ErrorContains(t, err, "partitioned")
 	g, err := b2.TryLock(ctx, driver.Request{Key: "k", Owner: "o2", TTL: time.Minute})
 	require.NoError(t, err)
@@ -47,15 +55,7 @@ func TestHarnessPartitionsEveryMember(t *testing.T) {
 // those, until Resume.
 func TestHarnessStallsEveryMember(t *testing.T) {
 	ctx := context.Background()
-	stores := quorumtest.NewMem(3)
-	h := quorumtest.NewHarness(stores, func(members []driver.Backend) (driver.Backend, error) {
-		return redlock.New(members)
-	})
-	defer h.Close()
-	b1, err := h.NewBackend(ctx)
-	require.NoError(t, err)
-	b2, err := h.NewBackend(ctx)
-	require.NoError(t, err)
+	h, b1, b2 := twoClients(t)
 	require.NoError(t, h.Stall(b1))
 	sctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancel()
