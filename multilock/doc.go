@@ -38,9 +38,11 @@
 //
 // Bad input and bad configuration are errors wrapping driver.ErrInvalid,
 // before any member is contacted; calls after Close wrap driver.ErrClosed;
-// an attempt the members could not decide wraps driver.ErrUnavailable. Any
-// error other than these and ErrNotHeld means the outcome is unknown; it
-// names each member that failed and why.
+// an attempt the members could not decide wraps driver.ErrUnavailable, as
+// does an Unlock, Expire or Fence that reached no member (every member's
+// own error wraps ErrUnavailable: nothing changed, and the call may be
+// made again). Any error other than these and ErrNotHeld means the outcome
+// is unknown; it names each member that failed and why.
 //
 // # Holder labels
 //

@@ -57,10 +57,13 @@
 // Bad input (empty key or owner, non-positive lease) and bad configuration
 // are errors wrapping driver.ErrInvalid, before any member is contacted.
 // Calls after Close wrap driver.ErrClosed. A TryLock that could not decide
-// returns an error wrapping driver.ErrUnavailable (see New). Unlock and
-// Expire return errors wrapping driver.ErrNotHeld when the quorum does not
-// hold the lock. Any other error means the outcome is unknown; it names
-// each member that failed and why.
+// returns an error wrapping driver.ErrUnavailable (see New), as do an
+// Unlock, Expire or Fence that reached no member (every member's own
+// error wraps ErrUnavailable: nothing was sent, nothing changed, and the
+// call may be made again). Unlock and Expire return errors wrapping
+// driver.ErrNotHeld when the quorum does not hold the lock. Any other
+// error means the outcome is unknown; it names each member that failed
+// and why.
 //
 // # Holder labels
 //

@@ -43,7 +43,8 @@ func firstInvalid(ts []target, errs []error) error {
 }
 
 // verdict turns the members' answers to an Unlock, Expire or Fence into the
-// combinator's: nil when at least need members did it; ErrNotHeld when so
+// combinator's: nil when at least need members did it; ErrUnavailable when
+// it was sent to none, so that nothing changed; ErrNotHeld when so
 // many members answered that the owner does not hold the lock that need of
 // them cannot; otherwise an unknown-state error that is none of the
 // sentinels.
@@ -63,6 +64,8 @@ func verdict(kind Kind, op string, need int, ts []target, errs []error) error {
 	switch {
 	case done >= need:
 		return nil
+	case unsent(errs):
+		return fmt.Errorf("%s: %w: the %s reached no member (%s)", kind.name, driver.ErrUnavailable, op, memberErrors(ts, errs))
 	case notHeld > len(errs)-need:
 		return fmt.Errorf("%s: %w: %d of %d members do not hold it, so fewer than the %d needed can (%s)",
 			kind.name, driver.ErrNotHeld, notHeld, len(errs), need, memberErrors(ts, errs))
@@ -70,4 +73,15 @@ func verdict(kind Kind, op string, need int, ts []target, errs []error) error {
 		return fmt.Errorf("%s: %s outcome unknown: %d of %d members did it, %d needed (%s)",
 			kind.name, op, done, len(errs), need, memberErrors(ts, errs))
 	}
+}
+
+// unsent reports whether no member was sent its call: every error wraps
+// ErrUnavailable.
+func unsent(errs []error) bool {
+	for _, err := range errs {
+		if !errors.Is(err, driver.ErrUnavailable) {
+			return false
+		}
+	}
+	return len(errs) > 0
 }

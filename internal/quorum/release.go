@@ -25,15 +25,20 @@ func (e *engine) unlock(ctx context.Context, ts []target, owner string) error {
 	// lock: left alone, it would keep the hold until its lease ends, and
 	// the next holder would get no more than a bare quorum, one member
 	// short of safety should another member fail. It is released in the
-	// background, whatever the verdict, when that cannot drop another
-	// hold of the owner (see releaseLater).
+	// background, when that cannot drop another hold of the owner (see
+	// releaseLater). An Unlock that reached no member is the caller's to
+	// make again (ErrUnavailable): both would drop a hold.
+	v := verdict(e.kind, "unlock", e.needed, ts, errs)
+	if errors.Is(v, driver.ErrUnavailable) {
+		return v
+	}
 	until := time.Now().Add(e.bg.longestLease())
 	for i, err := range errs {
 		if err != nil && !errors.Is(err, driver.ErrNotHeld) {
 			e.releaseLater(ts[i], owner, tks[i], err, until)
 		}
 	}
-	return verdict(e.kind, "unlock", e.needed, ts, errs)
+	return v
 }
 
 // expire renews owner's lease on every target at once.
