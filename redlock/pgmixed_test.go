@@ -90,6 +90,10 @@ func (s *proxiedStores) Stall(b driver.Backend) error { return s.with(b, (*tcppr
 
 func (s *proxiedStores) Resume(b driver.Backend) error { return s.with(b, (*tcpproxy.Proxy).Heal) }
 
+func (s *proxiedStores) Unreachable(ctx context.Context, i int, addr string) (driver.Backend, error) {
+	return driver.Open(ctx, s.urls[i](addr))
+}
+
 func (s *proxiedStores) with(b driver.Backend, f func(*tcpproxy.Proxy)) error {
 	s.mu.Lock()
 	p, ok := s.proxies[b]

@@ -87,7 +87,8 @@
 // Bad arguments fail with the words of package driver's checks (an error
 // wrapping driver.ErrInvalid), before the call counts or runs; calls after
 // Close fail with driver.ErrClosed. Injected faults return ErrInjected (or
-// the error given to FailNext), ErrPartitioned, which ran nothing, and
+// the error given to FailNext), ErrPartitioned, which ran nothing and so
+// wraps driver.ErrUnavailable, as an unreachable store's error does, and
 // ErrTimeout, whose operation ran: its outcome is unknown to the caller.
 // Request.Floor is ignored: tokens count up from 1 on every key, so that
 // tests can predict them.

@@ -3,6 +3,7 @@ package memlocker
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/distlock/distlock/driver"
@@ -17,8 +18,9 @@ var (
 	// ran on the store but its reply was lost.
 	ErrTimeout = errors.New("memlocker: reply lost after the operation ran")
 	// ErrPartitioned is returned by every call while the client is
-	// partitioned; the calls did not run.
-	ErrPartitioned = errors.New("memlocker: partitioned from the store")
+	// partitioned; the calls did not run, so it wraps driver.ErrUnavailable,
+	// as a store that cannot be reached does.
+	ErrPartitioned = fmt.Errorf("memlocker: partitioned from the store: %w", driver.ErrUnavailable)
 )
 
 // faults is a client's injected misbehaviour.

@@ -26,15 +26,19 @@ type Stores interface {
 	// does, until their context ends or Resume.
 	Stall(b driver.Backend) error
 	Resume(b driver.Backend) error
+	// Unreachable returns a client of store i's kind whose store is at
+	// addr, a loopback host:port where nothing listens: its calls fail
+	// without running (see conformance.Unreachable).
+	Unreachable(ctx context.Context, i int, addr string) (driver.Backend, error)
 }
 
 // Combine builds a combinator over members.
 type Combine func(members []driver.Backend) (driver.Backend, error)
 
-// Harness is a conformance.Harness, conformance.Partitioner and
-// conformance.Staller: each backend it makes is a combinator over new
-// clients of every store, and partitioning or stalling it partitions or
-// stalls every one of those clients.
+// Harness is a conformance.Harness, conformance.Partitioner,
+// conformance.Staller and conformance.Unreachable: each backend it makes is
+// a combinator over new clients of every store, and partitioning or
+// stalling it partitions or stalls every one of those clients.
 type Harness struct {
 	stores  Stores
 	combine Combine
@@ -47,6 +51,7 @@ var (
 	_ conformance.Harness     = (*Harness)(nil)
 	_ conformance.Partitioner = (*Harness)(nil)
 	_ conformance.Staller     = (*Harness)(nil)
+	_ conformance.Unreachable = (*Harness)(nil)
 )
 
 // NewHarness returns a harness of combinators made by combine over stores.
@@ -65,6 +70,11 @@ func (h *Harness) NewBackend(ctx context.Context) (driver.Backend, error) {
 		}
 		members[i] = m
 	}
+	return h.combined(members)
+}
+
+// combined returns the combinator over members, which it closes on failure.
+func (h *Harness) combined(members []driver.Backend) (driver.Backend, error) {
 	b, err := h.combine(members)
 	if err != nil {
 		closeAll(members)

@@ -62,6 +62,14 @@ func (m *Mem) Stall(b driver.Backend) error { return m.with(b, (*memlocker.Clien
 // Resume implements Stores.
 func (m *Mem) Resume(b driver.Backend) error { return m.with(b, (*memlocker.Client).Resume) }
 
+// Unreachable implements Stores: an in-memory store has no address, so
+// the client is one of store i, partitioned from it for good.
+func (m *Mem) Unreachable(_ context.Context, i int, _ string) (driver.Backend, error) {
+	c := m.stores[i].Client()
+	c.Partition()
+	return c, nil
+}
+
 func (m *Mem) with(b driver.Backend, f func(*memlocker.Client)) error {
 	c, ok := b.(*memlocker.Client)
 	if !ok {

@@ -139,6 +139,12 @@ func (r *Redis) Stall(b driver.Backend) error {
 // Resume implements Stores.
 func (r *Redis) Resume(b driver.Backend) error { return r.Heal(b) }
 
+// Unreachable implements Stores: a client of a server at addr, opened by
+// URL as a program would, with no proxy.
+func (r *Redis) Unreachable(ctx context.Context, _ int, addr string) (driver.Backend, error) {
+	return driver.Open(ctx, "redis://"+addr)
+}
+
 func (r *Redis) closeProxies() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
