@@ -180,3 +180,10 @@ func TestCrossedPartialGrants(t *testing.T) {
 	require.NoError(t, errs[1])
 	assert.True(t, grants[0].Acquired != grants[1].Acquired, "exactly one contender wins the free lock: %v, %v", grants[0].Acquired, grants[1].Acquired)
 }
+
+// TestExclusionUnderFaults: four MultiLocks of three members, whose member
+// calls fail at random and whose holders re-enter, never let two owners'
+// live leases overlap (see quorumtest.ExclusionUnderFaults).
+func TestExclusionUnderFaults(t *testing.T) {
+	quorumtest.ExclusionUnderFaults(t, quorumtest.NewMem(3), newMultiLock, 4, 3*time.Second)
+}

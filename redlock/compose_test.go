@@ -15,6 +15,7 @@ import (
 	"github.com/distlock/distlock/internal/quorumtest"
 	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/multilock"
+	"github.com/distlock/distlock/redlock"
 )
 
 // TestRedLockOfMultiLocks composes combinators: three MultiLocks of two
@@ -78,4 +79,25 @@ func TestMixedGranularity(t *testing.T) {
 	}
 	assert.LessOrEqual(t, g.Validity, 1500*time.Millisecond, "the validity counts from the lease asked for")
 	assert.Greater(t, g.Validity, time.Second)
+}
+
+// TestComposedExclusionUnderFaults: RedLocks of three MultiLocks of two
+// members each, whose member calls fail at random and whose holders
+// re-enter, never let two owners' live leases overlap (see
+// quorumtest.ExclusionUnderFaults).
+func TestComposedExclusionUnderFaults(t *testing.T) {
+	quorumtest.ExclusionUnderFaults(t, quorumtest.NewMem(6), func(members []driver.Backend) (driver.Backend, error) {
+		pairs := make([]driver.Backend, 0, 3)
+		for i := 0; i < len(members); i += 2 {
+			ml, err := multilock.New(members[i : i+2])
+			if err != nil {
+				for _, p := range pairs {
+					_ = p.Close()
+				}
+				return nil, err
+			}
+			pairs = append(pairs, ml)
+		}
+		return redlock.New(pairs)
+	}, 4, 3*time.Second)
 }

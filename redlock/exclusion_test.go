@@ -88,3 +88,10 @@ func TestExclusionWithRestarts(t *testing.T) {
 	assert.Positive(t, o.entries.Load(), "some holder must have got the lock")
 	assert.Zero(t, o.overlaps.Load(), "holders overlapped")
 }
+
+// TestExclusionUnderFaults: four RedLocks of five members, whose member
+// calls fail at random and whose holders re-enter, never let two owners'
+// live leases overlap (see quorumtest.ExclusionUnderFaults).
+func TestExclusionUnderFaults(t *testing.T) {
+	quorumtest.ExclusionUnderFaults(t, quorumtest.NewMem(5), newRedLock, 4, 3*time.Second)
+}
