@@ -49,8 +49,9 @@ type Proxy struct {
 // link is one proxied connection: the client side and the target side.
 type link struct {
 	client net.Conn
-	// holdReplies is set by StallOpenReplies; guarded by Proxy.mu.
-	holdReplies bool
+	// holdReplies and holdRequests are set by StallOpenReplies and
+	// StallOpenRequests; guarded by Proxy.mu.
+	holdReplies, holdRequests bool
 
 	mu     sync.Mutex
 	target net.Conn
@@ -147,6 +148,20 @@ func (p *Proxy) StallOpenReplies() {
 	p.mu.Unlock()
 }
 
+// StallOpenRequests holds back, until Heal, what the clients send on the
+// connections open now; connections accepted later are served normally.
+// The bytes held are delivered on Heal even if the client has closed its
+// connection meanwhile, as a kernel delivers what was sent before a close:
+// a request the client gave up on runs late, after requests it sent later
+// on a new connection.
+func (p *Proxy) StallOpenRequests() {
+	p.mu.Lock()
+	for l := range p.links {
+		l.holdRequests = true
+	}
+	p.mu.Unlock()
+}
+
 // Heal forwards both ways again. Connections closed by Cut stay closed;
 // stalled connections resume with the bytes they held.
 func (p *Proxy) Heal() { p.set(Open) }
@@ -156,7 +171,7 @@ func (p *Proxy) set(m Mode) {
 	p.mode = m
 	if m == Open {
 		for l := range p.links {
-			l.holdReplies = false
+			l.holdReplies, l.holdRequests = false, false
 		}
 	}
 	close(p.changed)
@@ -281,7 +296,8 @@ func (p *Proxy) pipe(l *link, dst, src net.Conn, reply bool) {
 func (p *Proxy) await(l *link, reply bool) bool {
 	for {
 		p.mu.Lock()
-		mode, changed, closed, held := p.mode, p.changed, p.closed, l.holdReplies && reply
+		mode, changed, closed := p.mode, p.changed, p.closed
+		held := reply && l.holdReplies || !reply && l.holdRequests
 		p.mu.Unlock()
 		switch {
 		case closed || mode == Cut:

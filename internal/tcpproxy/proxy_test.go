@@ -225,3 +225,28 @@ func TestStallOpenRepliesSparesNewConnections(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "lost\n", got, "the held reply arrives after Heal")
 }
+
+func TestStallOpenRequestsDeliversThemLate(t *testing.T) {
+	echo := startEcho(t)
+	p := start(t, echo.ln.Addr().String())
+	old, err := net.Dial("tcp", p.Addr())
+	require.NoError(t, err)
+	_, err = roundTrip(old, "warm-up", 5*time.Second)
+	require.NoError(t, err)
+
+	p.StallOpenRequests()
+	_, err = roundTrip(old, "late", 300*time.Millisecond)
+	require.Error(t, err, "the open connection's request is held")
+	require.NoError(t, old.Close(), "the client gives up on it")
+	fresh, err := net.Dial("tcp", p.Addr())
+	require.NoError(t, err)
+	defer fresh.Close()
+	got, err := roundTrip(fresh, "fresh", 5*time.Second)
+	require.NoError(t, err, "a new connection is served")
+	assert.Equal(t, "fresh\n", got)
+	assert.Equal(t, 2, echo.received(), "the held request has not reached the server")
+
+	p.Heal()
+	assert.Eventually(t, func() bool { return echo.received() == 3 }, 5*time.Second, 10*time.Millisecond,
+		"the held request reaches the server after Heal, though its client closed")
+}
