@@ -57,6 +57,7 @@ var cases = []testCase{
 	{"WaitQueue", testWaitQueue},
 	{"Inspection", testInspection},
 	{"ForceUnlock", testForceUnlock},
+	{"HoldUnlock", testHoldUnlock},
 	{"BatchRenewal", testBatchRenewal},
 	{"Unsupported", testUnsupported},
 	{"Partition", testPartition},

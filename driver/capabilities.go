@@ -100,6 +100,21 @@ type ForceUnlocker interface {
 	ForceUnlock(ctx context.Context, key string) (bool, error)
 }
 
+// HoldUnlocker is an optional capability: an Unlock that names the hold it
+// drops by its fencing token. A release can be held up in the network
+// after its caller gave up on it and released again on a new connection,
+// and reach the store after the same owner has locked again: a plain
+// Unlock, which names only the owner, would then drop that later hold,
+// and another owner could take the lock while it is still live. The Store
+// releases a Lease with UnlockHold when the Backend has it.
+type HoldUnlocker interface {
+	// UnlockHold is Unlock of owner's hold on key whose fencing token is
+	// token (re-entries share their hold's token): if owner holds key
+	// under another token, or not at all, it changes nothing and returns
+	// ErrNotHeld. A zero token is ErrInvalid.
+	UnlockHold(ctx context.Context, key, owner string, token uint64) error
+}
+
 // Renewal is one lease renewal in a batch.
 type Renewal struct {
 	Key   string

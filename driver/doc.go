@@ -30,7 +30,9 @@
 // Beyond Backend, a driver implements what its store can do: Notifier
 // (release notification), Queuer (a first-come wait queue), Inspector,
 // ForceUnlocker, BatchExpirer (renewing many leases in one round trip),
-// Fencer (raising a hold's token, for combinators), Granular (leases
+// Fencer (raising a hold's token, for combinators), HoldUnlocker (an
+// Unlock that names its hold by token, so that a release held up in the
+// network drops no later hold), Granular (leases
 // counted in coarse units), Endpointer (which server it talks to),
 // Clocked (leases on a clock other than the system's), and Sharer
 // (read-write locks and semaphores, served as views that are Backends

@@ -20,6 +20,9 @@ const cleanupGrace = 100 * time.Millisecond
 type cleanup struct {
 	// holds is how many holds of the owner the call may have left behind.
 	holds int
+	// token is the fencing token of the hold they belong to, when known
+	// (a Lease's), so that its release drops no later hold; else 0.
+	token uint64
 	// unsent reports that the holds are there for sure, because the Unlock
 	// that would have dropped one was never sent (ErrUnavailable): trying
 	// it again cannot drop another Mutex's hold of a shared owner.
@@ -129,7 +132,7 @@ func (m *Mutex) undo(ctx context.Context, c cleanup) cleanup {
 		}
 	}
 	for c.holds > 0 {
-		err := m.storeUnlock(ctx)
+		err := m.storeUnlock(ctx, c.token)
 		switch {
 		case err == nil:
 			c.holds--

@@ -65,7 +65,7 @@ func (m *Mutex) account(delta int) int {
 // no more.
 func (m *Mutex) giveBack(ctx context.Context, extra int) error {
 	for ; extra > 0; extra-- {
-		err := m.storeUnlock(ctx)
+		err := m.storeUnlock(ctx, 0)
 		if errors.Is(err, ErrNotHeld) {
 			return nil
 		}

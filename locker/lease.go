@@ -130,7 +130,10 @@ func (l *Lease) Deadline() time.Time {
 // the background until it succeeds or the lease would have run out, except
 // after an unknown outcome for a shared owner (WithOwner), whose hold then
 // ends with its lease, since a second Unlock could drop another Mutex's
-// hold of the owner.
+// hold of the owner. On a store that names holds by token
+// (driver.HoldUnlocker, as Redis and memlocker do), the release and its
+// retries drop this Lease's hold only: one held up in the network that
+// reaches the store after the Mutex locked again leaves the later hold.
 func (l *Lease) Unlock(ctx context.Context) error {
 	l.mu.Lock()
 	if l.unlocked {
@@ -142,16 +145,16 @@ func (l *Lease) Unlock(ctx context.Context) error {
 	l.mu.Unlock()
 
 	l.stopRenewal()
-	err := l.m.storeUnlock(ctx)
+	err := l.m.storeUnlock(ctx, l.token)
 	if lost == nil && !l.m.clock.Now().Before(deadline) {
 		lost = fmt.Errorf("%w: the lease ran out", ErrLost)
 	}
 	l.end(ErrReleased)
 	l.m.account(-1)
-	undo := cleanup{}
+	undo := cleanup{token: l.token}
 	switch {
 	case errors.Is(err, ErrUnavailable):
-		undo = cleanup{holds: 1, unsent: true} // not sent: the hold is still there
+		undo.holds, undo.unsent = 1, true // not sent: the hold is still there
 	case IsUnknown(err):
 		undo.holds = 1
 	}

@@ -28,6 +28,7 @@ type Store struct {
 	inspector driver.Inspector
 	forcer    driver.ForceUnlocker
 	sharer    driver.Sharer
+	holder    driver.HoldUnlocker
 	// clock times leases, renewals and waits: the driver's (driver.Clocked)
 	// or the system's.
 	clock driver.Clock
@@ -101,6 +102,7 @@ func NewStore(d driver.Backend, opts ...StoreOption) *Store {
 	s.inspector, _ = d.(driver.Inspector)
 	s.forcer, _ = d.(driver.ForceUnlocker)
 	s.sharer, _ = d.(driver.Sharer)
+	s.holder, _ = d.(driver.HoldUnlocker)
 	if c, ok := d.(driver.Clocked); ok && c.Clock() != nil {
 		s.clock = c.Clock()
 	}

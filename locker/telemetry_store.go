@@ -24,14 +24,25 @@ func (m *Mutex) storeTryLock(ctx context.Context, ttl, patience time.Duration) (
 	return g, err
 }
 
-func (m *Mutex) storeUnlock(ctx context.Context) error {
+// storeUnlock drops one of the owner's holds: the hold whose fencing
+// token is token, when the driver can name it (driver.HoldUnlocker) and
+// token is not 0, so that a release that reaches the store late cannot
+// drop a later hold; else any.
+func (m *Mutex) storeUnlock(ctx context.Context, token uint64) error {
 	if m.tel == nil {
-		return m.s.d.Unlock(ctx, m.name, m.owner)
+		return m.unlockOn(ctx, token)
 	}
 	ctx, c := m.tel.startCall(ctx, opUnlock)
-	err := m.s.d.Unlock(ctx, m.name, m.owner)
+	err := m.unlockOn(ctx, token)
 	c.end(ctx, storeResult(err), err)
 	return err
+}
+
+func (m *Mutex) unlockOn(ctx context.Context, token uint64) error {
+	if token != 0 && m.s.holder != nil {
+		return m.s.holder.UnlockHold(ctx, m.name, m.owner, token)
+	}
+	return m.s.d.Unlock(ctx, m.name, m.owner)
 }
 
 func (m *Mutex) storeExpire(ctx context.Context, ttl time.Duration) error {

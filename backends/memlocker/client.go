@@ -30,6 +30,7 @@ var (
 	_ driver.ForceUnlocker = (*Client)(nil)
 	_ driver.BatchExpirer  = (*Client)(nil)
 	_ driver.Fencer        = (*Client)(nil)
+	_ driver.HoldUnlocker  = (*Client)(nil)
 	_ driver.Granular      = (*Client)(nil)
 	_ driver.Endpointer    = (*Client)(nil)
 	_ driver.Clocked       = (*Client)(nil)
@@ -75,9 +76,26 @@ func (c *Client) Unlock(ctx context.Context, key, owner string) error {
 	if err := driver.CheckOwner(key, owner); err != nil {
 		return err
 	}
+	return c.unlock(ctx, key, owner, 0)
+}
+
+// UnlockHold implements driver.HoldUnlocker: Unlock of owner's hold whose
+// fencing token is token. It counts as an Unlock call (see Calls).
+func (c *Client) UnlockHold(ctx context.Context, key, owner string, token uint64) error {
+	if err := driver.CheckOwner(key, owner); err != nil {
+		return err
+	}
+	if token == 0 {
+		return driver.Invalid("zero fencing token")
+	}
+	return c.unlock(ctx, key, owner, token)
+}
+
+// unlock drops owner's hold on key whose token is token (0: any).
+func (c *Client) unlock(ctx context.Context, key, owner string, token uint64) error {
 	var result error
 	var n notice
-	err := c.call(ctx, "unlock", func() { n, result = c.store.unlock(key, owner) })
+	err := c.call(ctx, "unlock", func() { n, result = c.store.unlock(key, owner, token) })
 	n.send()
 	if err != nil {
 		return err

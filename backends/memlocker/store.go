@@ -142,11 +142,11 @@ func (s *Store) tryLock(key, owner string, ttl, patience time.Duration) (driver.
 
 // unlock drops one of owner's holds on key; the last one, claimed or not,
 // frees key for the next waiter. The notice is for after s.mu is released.
-func (s *Store) unlock(key, owner string) (notice, error) {
+func (s *Store) unlock(key, owner string, token uint64) (notice, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h := s.live(key)
-	if h == nil || h.owner != owner {
+	if h == nil || h.owner != owner || token != 0 && h.token != token {
 		return notice{}, driver.ErrNotHeld
 	}
 	if h.holds > 1 {

@@ -23,7 +23,7 @@ var ErrReplicaAck = errors.New("redislocker: replicas did not acknowledge the lo
 // Backend is a driver.Backend on Redis: standalone, Sentinel-managed
 // (go-redis failover client) or Cluster. It also implements
 // driver.Notifier, driver.Queuer, driver.Inspector, driver.ForceUnlocker,
-// driver.BatchExpirer, driver.Fencer and driver.Sharer (read-write locks
+// driver.BatchExpirer, driver.Fencer, driver.HoldUnlocker and driver.Sharer (read-write locks
 // and semaphores, see Share). Leases are exact to the millisecond. It is
 // safe for concurrent use.
 type Backend struct {
@@ -51,6 +51,7 @@ var (
 	_ driver.Inspector     = (*Backend)(nil)
 	_ driver.ForceUnlocker = (*Backend)(nil)
 	_ driver.BatchExpirer  = (*Backend)(nil)
+	_ driver.HoldUnlocker  = (*Backend)(nil)
 )
 
 // New returns a Backend over client: a *redis.Client (standalone, or a
@@ -182,10 +183,11 @@ func (b *Backend) tryLockArg(r driver.Request) string {
 }
 
 // releaseArg packs the argument of the scripts that release owner's hold
-// (see releaseArgs).
-func (b *Backend) releaseArg(owner string) string {
+// (see releaseArgs); token names the hold, 0 any hold of owner.
+func (b *Backend) releaseArg(owner string, token uint64) string {
 	var buf [argRoom]byte
 	p := appendNum(buf[:0], millis(b.cfg.fenceLinger))
+	p = appendNum(p, int64(token))
 	return string(appendStr(appendStr(p, b.publish), owner))
 }
 
@@ -257,18 +259,44 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 		return err
 	}
 	defer b.guard.Exit()
-	err := b.unlock(ctx, key, owner)
+	return b.unlock(ctx, key, owner, 0)
+}
+
+// UnlockHold implements driver.HoldUnlocker: Unlock of owner's hold whose
+// fencing token is token.
+func (b *Backend) UnlockHold(ctx context.Context, key, owner string, token uint64) error {
+	if err := driver.CheckOwner(key, owner); err != nil {
+		return err
+	}
+	if token == 0 {
+		return driver.Invalid("zero fencing token")
+	}
+	if token > maxFloor {
+		// No hold has such a token (see maxFloor).
+		return driver.ErrNotHeld
+	}
+	if err := b.guard.Enter(); err != nil {
+		return err
+	}
+	defer b.guard.Exit()
+	return b.unlock(ctx, key, owner, token)
+}
+
+// unlock runs the unlock script on owner's hold whose token is token (0:
+// any), and classifies its errors.
+func (b *Backend) unlock(ctx context.Context, key, owner string, token uint64) error {
+	err := b.unlockOnce(ctx, key, owner, token)
 	if err != nil && err != driver.ErrNotHeld {
 		return b.failed(err)
 	}
 	return err
 }
 
-// unlock runs the unlock script. Its errors are unclassified, but for
+// unlockOnce runs the unlock script. Its errors are unclassified, but for
 // ErrNotHeld.
-func (b *Backend) unlock(ctx context.Context, key, owner string) error {
+func (b *Backend) unlockOnce(ctx context.Context, key, owner string, token uint64) error {
 	k := b.keys(key)
-	reply, err := unlockScript.run(ctx, b.client, k.queued, b.releaseArg(owner))
+	reply, err := unlockScript.run(ctx, b.client, k.queued, b.releaseArg(owner, token))
 	if err != nil {
 		return err
 	}

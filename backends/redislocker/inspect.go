@@ -62,7 +62,7 @@ func (b *Backend) ForceUnlock(ctx context.Context, key string) (bool, error) {
 	}
 	defer b.guard.Exit()
 	k := b.keys(key)
-	reply, err := forceUnlockScript.run(ctx, b.client, k.queued, b.releaseArg(""))
+	reply, err := forceUnlockScript.run(ctx, b.client, k.queued, b.releaseArg("", 0))
 	if err != nil {
 		return false, b.failed(err)
 	}

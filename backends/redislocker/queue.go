@@ -21,7 +21,7 @@ func (b *Backend) Dequeue(ctx context.Context, key, owner string) error {
 	}
 	defer b.guard.Exit()
 	k := b.keys(key)
-	reply, err := dequeueScript.run(ctx, b.client, k.queued, b.releaseArg(owner))
+	reply, err := dequeueScript.run(ctx, b.client, k.queued, b.releaseArg(owner, 0))
 	if err != nil {
 		return b.failed(err)
 	}

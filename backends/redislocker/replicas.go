@@ -12,7 +12,7 @@ import (
 // tryLockAcked runs the trylock script with WAIT (see acked), releasing
 // the hold through the unlock script.
 func (b *Backend) tryLockAcked(ctx context.Context, key, owner string, k *keys, keyNames []any, args []any) (driver.Grant, error) {
-	release := func(ctx context.Context) error { return b.unlock(ctx, key, owner) }
+	release := func(ctx context.Context) error { return b.unlockOnce(ctx, key, owner, 0) }
 	return b.acked(ctx, k.lock, tryLockScript, keyNames, args, parseGrant, release)
 }
 

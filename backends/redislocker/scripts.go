@@ -365,18 +365,21 @@ end
 ` + acquireLua
 
 // releaseArgs unpacks the argument of the scripts that release (see
-// releaseArg): the counter linger ms, the publish command and the owner.
-const releaseArgs = `local linger, publish, owner = struct.unpack('<I8i4c0i4c0', ARGV[1])`
+// releaseArg): the counter linger ms, the token of the hold to release (0:
+// any; only unlockSrc reads it), the publish command and the owner.
+const releaseArgs = `local linger, token, publish, owner = struct.unpack('<I8I8i4c0i4c0', ARGV[1])`
 
 // unlockSrc: KEYS lock, queue, waiters; ARGV releaseArgs. Returns -1
-// when owner does not hold the lock, else the holds left. The final
-// release (count 1, or 0: a grant) hands the lock off, or leaves the
+// when owner does not hold the lock, or holds it under another token than
+// a token given (a hold after the one a late release was meant for: t is
+// the holder's token while the lock is held), else the holds left. The
+// final release (count 1, or 0: a grant) hands the lock off, or leaves the
 // counter to linger.
 const unlockSrc = `
 local lock, queue, waiters = KEYS[1], KEYS[2], KEYS[3]
 ` + releaseArgs + `
 ` + readLua + `
-if not held or o ~= owner then return -1 end
+if not held or o ~= owner or (token > 0 and t ~= token) then return -1 end
 if n > 1 then
 	n = n - 1
 ` + saveLua + `

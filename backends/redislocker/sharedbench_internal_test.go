@@ -39,7 +39,7 @@ func benchLocks(b *testing.B, srv *redistest.Server) []benchLock {
 	b.Cleanup(func() { _ = bk.Close() })
 	locks := []benchLock{{"Mutex", bk, func(ctx context.Context, key, owner string) error {
 		k := bk.keys(key)
-		return eval(ctx, bk, unlockScript, k.queued, bk.releaseArg(owner))
+		return eval(ctx, bk, unlockScript, k.queued, bk.releaseArg(owner, 0))
 	}}}
 	for _, c := range []struct {
 		name  string
