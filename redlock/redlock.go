@@ -61,7 +61,11 @@ import (
 // the owner there) the members in an unknown state are left alone
 // instead: an Unlock there could drop the earlier hold rather than this
 // attempt's. For the same reason an Unlock that may have run on a member
-// is sent again only while the owner holds the lock there once. A failed attempt reports "not acquired" (Grant.Acquired
+// is sent again only while the owner holds the lock there once. Every
+// release names the member's hold by the member's token where the member
+// can (driver.HoldUnlocker) and the combinator knows it, so that a release
+// held up in the network that reaches a member after the owner locked
+// again drops no later hold. A failed attempt reports "not acquired" (Grant.Acquired
 // false, no error; a Store turns it into driver.ErrNotAcquired and, if
 // waiting, tries again) only when another owner holds the lock: more than
 // N-(N/2+1) members answered no, so no quorum could be reached. Every

@@ -74,8 +74,10 @@
 //	redis                          a client's connections cut       yes: the holder's lease ends, by its own clock, before the server frees the key
 //	redis                          SIGSTOP/SIGCONT the server       yes: the server's expiry counts from when it ran the call
 //	redis                          holder paused past its lease     yes for valid leases; the paused holder's late write must be rejected
-//	redis                          lost unlocks: links cut or       yes: a Mutex gives back the hold its lost Unlock left behind rather than re-enter it
-//	                               replies stalled during Unlock
+//	redis                          lost unlocks: links cut,         yes: a Mutex gives back the hold its lost Unlock left behind rather than re-enter it,
+//	                               replies stalled, or requests     and a release that arrives late names its hold by token (driver.HoldUnlocker), so it
+//	                               held back until after the next   drops no later hold
+//	                               Lock, during Unlock
 //	redis                          rw: none, cut, SIGSTOP, holder   yes, for the reasons a mutex's are; the paused writer's late write must be rejected
 //	                                 paused
 //	redis                          kill -9, restart (empty)         NO: the restarted server forgot the lock; fencing must catch the stale writes
@@ -86,7 +88,8 @@
 //	  acknowledged by it           release, the replica promoted
 //	redlock: 5 Redis, no AOF,      none, cut, SIGSTOP 1-2 members,  yes
 //	  restart guard                holder paused
-//	redlock                        lost unlocks on 1-5 members      yes: the Mutex gives back the holds left behind on any member
+//	redlock                        lost unlocks on 1-5 members      yes: the Mutex gives back the holds left behind on any member, and the RedLock names
+//	                                                                each member's hold by its token in every release
 //	redlock                        kill -9 one member at a time     yes: a minority forgets, and a restarted member does not vote within the guard
 //	redlock                        kill -9 three of five at once    yes: the restart guard keeps the forgetful majority out
 //	redlock                        rw: none, cut, kill -9 one       yes: a read majority and a write majority share a member, and a restarted

@@ -20,6 +20,9 @@ type run struct {
 
 	stop   atomic.Bool
 	faults atomic.Int32
+	// heals are the late heals of links that held requests back (see
+	// loseUnlock); the run waits for them before it ends.
+	heals sync.WaitGroup
 	res    resource
 	hist   history
 
@@ -70,6 +73,7 @@ func (r *run) playWhile(players []*player, inject func()) {
 	inject()
 	r.stop.Store(true)
 	wg.Wait()
+	r.heals.Wait()
 }
 
 // scenario is one configuration under one fault, with one kind of lock.

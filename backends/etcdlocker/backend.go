@@ -68,6 +68,7 @@ var (
 	_ driver.ForceUnlocker = (*Backend)(nil)
 	_ driver.BatchExpirer  = (*Backend)(nil)
 	_ driver.Granular      = (*Backend)(nil)
+	_ driver.HoldUnlocker  = (*Backend)(nil)
 )
 
 // Option configures a Backend.

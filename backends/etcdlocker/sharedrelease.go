@@ -21,7 +21,7 @@ func (v *view) Unlock(ctx context.Context, key, owner string) error {
 		return err
 	}
 	defer call.End()
-	return failed(v.b.unlock(ctx, v.keys(key).hold(v.letter, owner), owner))
+	return failed(v.b.unlock(ctx, v.keys(key).hold(v.letter, owner), owner, 0))
 }
 
 // Expire implements driver.Backend for owner's hold in the view's mode, as

@@ -24,13 +24,34 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 		return err
 	}
 	defer call.End()
-	return failed(b.unlock(ctx, b.etcdKey(key), owner))
+	return failed(b.unlock(ctx, b.etcdKey(key), owner, 0))
+}
+
+// UnlockHold implements driver.HoldUnlocker: Unlock of owner's hold whose
+// fencing token (the key's create revision) is token. (A release that
+// reaches etcd late cannot drop a later hold anyway: its transaction
+// compares the key's revision as it was.)
+func (b *Backend) UnlockHold(ctx context.Context, key, owner string, token uint64) error {
+	if err := driver.CheckOwner(key, owner); err != nil {
+		return err
+	}
+	if token == 0 {
+		return driver.Invalid("zero fencing token")
+	}
+	ctx, call, err := b.call(ctx)
+	if err != nil {
+		return err
+	}
+	defer call.End()
+	return failed(b.unlock(ctx, b.etcdKey(key), owner, token))
 }
 
 // unlock drops one of owner's holds on the etcd key k: a mutex's key, or a
-// shared lock's hold key, whose values are alike.
-func (b *Backend) unlock(ctx context.Context, k, owner string) error {
+// shared lock's hold key, whose values are alike; a token other than 0
+// names the hold by the key's create revision.
+func (b *Backend) unlock(ctx context.Context, k, owner string, token uint64) error {
 	kv := b.hints.recall(k, owner)
+	hinted := kv != nil
 	if kv == nil {
 		resp, err := b.cli.Get(ctx, k)
 		if err != nil {
@@ -50,6 +71,18 @@ func (b *Backend) unlock(ctx context.Context, k, owner string) error {
 		if v.owner != owner {
 			b.hints.forget(k, owner)
 			return driver.ErrNotHeld
+		}
+		if token != 0 && uint64(kv.CreateRevision) != token {
+			if !hinted {
+				return driver.ErrNotHeld // another hold of the owner
+			}
+			// The hint may be older than the key: read the key.
+			resp, err := b.cli.Get(ctx, k)
+			if err != nil {
+				return err
+			}
+			kv, hinted = firstKV(resp.Kvs), false
+			continue
 		}
 		if round == casRounds {
 			return errContended
@@ -81,6 +114,6 @@ func (b *Backend) unlock(ctx context.Context, k, owner string) error {
 			}
 			return nil
 		}
-		kv = lastKV(tresp)
+		kv, hinted = lastKV(tresp), false
 	}
 }

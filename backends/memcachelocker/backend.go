@@ -52,6 +52,7 @@ var (
 	_ driver.Inspector     = (*Backend)(nil)
 	_ driver.ForceUnlocker = (*Backend)(nil)
 	_ driver.Granular      = (*Backend)(nil)
+	_ driver.HoldUnlocker  = (*Backend)(nil)
 )
 
 // Option configures a Backend.

@@ -24,7 +24,7 @@ func (b *Backend) Expire(ctx context.Context, key, owner string, ttl time.Durati
 	}
 	defer b.guard.Exit()
 	exp := expiration(ttl)
-	return failed(b.update(ctx, key, owner, func(v lockItem, now time.Time) (lockItem, int32) {
+	return failed(b.update(ctx, key, owner, 0, func(v lockItem, now time.Time) (lockItem, int32) {
 		v.expiry = now.Add(ttl).UnixNano()
 		return v, exp
 	}))

@@ -46,6 +46,7 @@ var (
 	_ driver.ForceUnlocker = (*Backend)(nil)
 	_ driver.BatchExpirer  = (*Backend)(nil)
 	_ driver.Endpointer    = (*Backend)(nil)
+	_ driver.HoldUnlocker  = (*Backend)(nil)
 )
 
 // Option configures a Backend.

@@ -65,6 +65,11 @@
 // so a raise could take the sequence back below a token already drawn. A
 // RedLock counts the backend among its members that do not fence.
 //
+// The backend is a driver.HoldUnlocker: UnlockHold drops the hold whose
+// token it names, so that a release that reaches the server late (its
+// client gave up on it, and released again on another connection) leaves
+// the owner's later hold alone.
+//
 // # Lease granularity
 //
 // PostgreSQL's timestamps count microseconds: leases are rounded up to a

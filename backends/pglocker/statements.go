@@ -42,9 +42,12 @@ SELECT false, 0, 0, ` + remainingMicros + ` FROM ` + t.ident + ` WHERE key = $1 
 
 		// cur locks the owner's row and reads its latest hold count, so
 		// that the choice between one hold less and deletion is made on
-		// the row as it is, not as the statement's snapshot had it.
+		// the row as it is, not as the statement's snapshot had it. A
+		// token $3 other than 0 names the hold: the owner's later hold
+		// is left alone (see driver.HoldUnlocker).
 		unlock: `WITH cur AS (
-	SELECT key, holds FROM ` + t.ident + ` WHERE key = $1 AND owner = $2 AND expires_at > clock_timestamp() FOR UPDATE),
+	SELECT key, holds FROM ` + t.ident + ` WHERE key = $1 AND owner = $2 AND expires_at > clock_timestamp()
+		AND ($3::bigint = 0 OR token = $3::bigint) FOR UPDATE),
 dropped AS (
 	UPDATE ` + t.ident + ` AS l SET holds = cur.holds - 1 FROM cur WHERE l.key = cur.key AND cur.holds > 1 RETURNING 1),
 deleted AS (

@@ -2,6 +2,7 @@ package pglocker
 
 import (
 	"context"
+	"math"
 
 	"github.com/distlock/distlock/driver"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -14,6 +15,26 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 	if err := driver.CheckOwner(key, owner); err != nil {
 		return err
 	}
+	return b.unlock(ctx, key, owner, 0)
+}
+
+// UnlockHold implements driver.HoldUnlocker: Unlock of owner's hold whose
+// fencing token is token.
+func (b *Backend) UnlockHold(ctx context.Context, key, owner string, token uint64) error {
+	if err := driver.CheckOwner(key, owner); err != nil {
+		return err
+	}
+	if token == 0 {
+		return driver.Invalid("zero fencing token")
+	}
+	if token > math.MaxInt64 {
+		return driver.ErrNotHeld // the sequence never reaches it
+	}
+	return b.unlock(ctx, key, owner, token)
+}
+
+// unlock drops owner's hold on key whose token is token (0: any).
+func (b *Backend) unlock(ctx context.Context, key, owner string, token uint64) error {
 	ctx, end, err := b.call(ctx)
 	if err != nil {
 		return err
@@ -21,7 +42,7 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 	defer end.End()
 	var changed int64
 	err = b.run(ctx, func(ctx context.Context, c *pgxpool.Conn) error {
-		return c.QueryRow(ctx, b.sql.unlock, []byte(key), []byte(owner)).Scan(&changed)
+		return c.QueryRow(ctx, b.sql.unlock, []byte(key), []byte(owner), int64(token)).Scan(&changed)
 	})
 	if err != nil {
 		return failed(err)

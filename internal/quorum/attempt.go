@@ -145,7 +145,7 @@ func (a *attempt) lockMembers(ctx context.Context, lease time.Duration, ask func
 		}
 		g, err := a.tryMember(ctx, i, lease)
 		delta, atLeast := lockCount(g, err)
-		a.e.bg.held.end(a.key(i), tks[i], delta, atLeast, hold)
+		a.e.bg.held.end(a.key(i), tks[i], delta, atLeast, hold, heldToken(g, err))
 		return g, err
 	}, nil)
 	for i := range a.rs {

@@ -143,8 +143,8 @@ func (a *attempt) fail(ctx context.Context, reason error) (driver.Grant, error) 
 // ledger with tk.
 func (a *attempt) unlockMember(ctx context.Context, i int, tk ticket) error {
 	t := a.ts[i]
-	err := t.b.Unlock(ctx, t.key, a.owner)
-	a.e.bg.held.end(a.key(i), tk, unlockCount(err), 0, 0)
+	err := releaseHold(ctx, t, a.owner, tk.token)
+	a.e.bg.held.end(a.key(i), tk, unlockCount(err), 0, 0, 0)
 	return err
 }
 

@@ -18,7 +18,10 @@ func (e *engine) fence(ctx context.Context, ts []target, owner string, token uin
 		}
 	}
 	_, errs := fanout(ctx, fencing, e.s.plain, func(ctx context.Context, i int) (struct{}, error) {
-		return struct{}{}, fencing[i].fencer.Fence(ctx, fencing[i].key, owner, token)
+		t := fencing[i]
+		err := t.fencer.Fence(ctx, t.key, owner, token)
+		e.bg.held.fenced(pendingKey{t.rtt, t.key, owner}, token, err)
+		return struct{}{}, err
 	}, nil)
 	return verdict(e.kind, "fence", e.fenceQuorum, fencing, errs)
 }

@@ -31,6 +31,11 @@ import (
 // uncertain release is made, or made again. Where the count errs, it errs
 // high, which at worst leaves a hold to run out with its lease, as a
 // shared owner's Mutex does on a single store.
+//
+// It also keeps the member's token of the owner's hold, while it knows it,
+// so that every release names the hold it drops (driver.HoldUnlocker): an
+// Unlock held up in the network can reach the member after the owner has
+// locked there again, and would drop the later hold.
 type ledger struct {
 	mu      sync.Mutex
 	entries map[pendingKey]ledgerEntry
@@ -46,6 +51,10 @@ type ledgerEntry struct {
 	doubtful int       // of them, releases of a hold that may not be there
 	last     uint64    // the number of the latest call begun
 	lapse    time.Time // when every hold counted has run out with its lease
+	// token is the member's fencing token of the owner's hold there, 0
+	// when unknown: a release names the hold by it (see unlockMember), so
+	// that one that reaches the member late drops no later hold.
+	token uint64
 }
 
 // ticket is what a call saw as it began.
@@ -53,6 +62,7 @@ type ticket struct {
 	n        uint64 // the call's number, from 1
 	lone     bool   // no other call in flight, and no hold beyond those allowed
 	doubtful bool   // a release of a hold that may not be there
+	token    uint64 // the entry's token
 }
 
 // minSweep is the fewest entries at which lapsed ones are swept.
@@ -105,10 +115,10 @@ func (l *ledger) begin(k pendingKey, allowed int, doubtful bool) ticket {
 		l.sweep()
 	}
 	if ok && !time.Now().Before(e.lapse) {
-		e.holds = 0 // every hold counted has run out
+		e.holds, e.token = 0, 0 // every hold counted has run out
 	}
 	l.begun++
-	t := ticket{n: l.begun, lone: e.inflight == 0 && e.holds <= allowed, doubtful: doubtful}
+	t := ticket{n: l.begun, lone: e.inflight == 0 && e.holds <= allowed, doubtful: doubtful, token: e.token}
 	e.inflight++
 	if doubtful {
 		e.doubtful++
@@ -120,8 +130,10 @@ func (l *ledger) begin(k pendingKey, allowed int, doubtful bool) ticket {
 
 // end records the end of the call of t on k: the owner's holds there
 // changed by delta, are at least atLeast (what the member reported), and
-// last for lease from now at the most (0: the call set no lease).
-func (l *ledger) end(k pendingKey, t ticket, delta, atLeast int, lease time.Duration) {
+// last for lease from now at the most (0: the call set no lease). A
+// TryLock's token is the member's token of the hold it took, 0 when its
+// outcome is unknown; a release's is 0.
+func (l *ledger) end(k pendingKey, t ticket, delta, atLeast int, lease time.Duration, token uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	e := l.entries[k]
@@ -129,7 +141,16 @@ func (l *ledger) end(k pendingKey, t ticket, delta, atLeast int, lease time.Dura
 	if t.doubtful {
 		e.doubtful--
 	}
+	switch {
+	case token != 0:
+		e.token = token
+	case delta > 0 && e.holds == 0:
+		e.token = 0 // a hold may have been taken, under a token not known
+	}
 	e.holds = max(e.holds+delta, atLeast, 0)
+	if e.holds == 0 {
+		e.token = 0
+	}
 	if lease > 0 {
 		e.lapse = later(e.lapse, time.Now().Add(lease))
 	}
@@ -149,6 +170,24 @@ func (l *ledger) renewed(k pendingKey, lease time.Duration) {
 		e.lapse = later(e.lapse, time.Now().Add(lease))
 		l.entries[k] = e
 	}
+}
+
+// fenced records a Fence of the owner's hold on k to token that ended
+// with err: the hold's token is raised to at least token, and unknown when
+// the Fence may or may not have run.
+func (l *ledger) fenced(k pendingKey, token uint64, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e, ok := l.entries[k]
+	switch {
+	case !ok:
+		return
+	case err == nil && e.token != 0:
+		e.token = max(e.token, token)
+	case driver.IsUnknown(err):
+		e.token = 0
+	}
+	l.entries[k] = e
 }
 
 // lone reports whether the call of t is lone still: it was as it began,
@@ -199,6 +238,15 @@ func lockCount(g driver.Grant, err error) (delta, atLeast int) {
 		return 0, 0
 	}
 	return 1, 0
+}
+
+// heldToken is the member's token of the hold a TryLock took, 0 when it
+// took none or its outcome is unknown.
+func heldToken(g driver.Grant, err error) uint64 {
+	if err == nil && g.Acquired {
+		return g.Token
+	}
+	return 0
 }
 
 // unlockCount is what an Unlock's answer does to the owner's count: one

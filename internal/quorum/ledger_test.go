@@ -2,6 +2,7 @@ package quorum
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -115,13 +116,43 @@ func TestLedgerForgetsLapsedHolds(t *testing.T) {
 		k := pendingKey{key: string(rune('a' + i%26)), owner: string(rune(i))}
 		tk, ok := l.lock(k)
 		require.True(t, ok)
-		l.end(k, tk, 1, 1, time.Nanosecond)
+		l.end(k, tk, 1, 1, time.Nanosecond, 0)
 	}
 	assert.LessOrEqual(t, len(l.entries), minSweep+1)
 
 	k := pendingKey{key: "held", owner: "o"}
 	tk, _ := l.lock(k)
-	l.end(k, tk, 1, 1, time.Hour)
+	l.end(k, tk, 1, 1, time.Hour, 0)
 	assert.True(t, l.unlock(k).lone, "one hold: its Unlock is lone")
 	assert.False(t, l.unlock(k).lone, "a call in flight: not lone")
+}
+
+// TestLedgerKnowsTheTokenOfEachHold: a release names the hold it drops by
+// the member's token while the ledger knows it: from the grant, through a
+// re-entry and a fence, and not after an attempt whose outcome is unknown
+// on a member the owner did not hold.
+func TestLedgerKnowsTheTokenOfEachHold(t *testing.T) {
+	l := newLedger()
+	k := pendingKey{key: "k", owner: "o"}
+	take := func(delta, atLeast int, token uint64) {
+		t.Helper()
+		tk, ok := l.lock(k)
+		require.True(t, ok)
+		l.end(k, tk, delta, atLeast, time.Hour, token)
+	}
+	take(1, 1, 7)
+	assert.EqualValues(t, 7, l.unlock(k).token, "the grant's token")
+	l.end(k, ticket{}, 0, 0, 0, 0) // that Unlock did not run
+	take(1, 0, 0)
+	assert.EqualValues(t, 7, l.unlock(k).token, "an unknown re-entry keeps the hold's token")
+	l.end(k, ticket{}, 0, 0, 0, 0)
+	l.fenced(k, 9, nil)
+	assert.EqualValues(t, 9, l.unlock(k).token, "raised by a fence")
+	l.end(k, ticket{}, 0, 0, 0, 0)
+	l.fenced(k, 11, errors.New("reply lost"))
+	assert.Zero(t, l.unlock(k).token, "a fence that may have run")
+	l.end(k, ticket{}, -2, 0, 0, 0) // both holds dropped
+
+	take(1, 0, 0)
+	assert.Zero(t, l.unlock(k).token, "an attempt whose outcome is unknown on a member not held")
 }

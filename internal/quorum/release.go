@@ -17,8 +17,8 @@ func (e *engine) unlock(ctx context.Context, ts []target, owner string) error {
 	}
 	_, errs := fanout(ctx, ts, e.s.plain, func(ctx context.Context, i int) (struct{}, error) {
 		t := ts[i]
-		err := t.b.Unlock(ctx, t.key, owner)
-		e.bg.held.end(pendingKey{t.rtt, t.key, owner}, tks[i], unlockCount(err), 0, 0)
+		err := releaseHold(ctx, t, owner, tks[i].token)
+		e.bg.held.end(pendingKey{t.rtt, t.key, owner}, tks[i], unlockCount(err), 0, 0, 0)
 		return struct{}{}, err
 	}, nil)
 	// A member whose Unlock did not get an answer may still hold the
@@ -39,6 +39,17 @@ func (e *engine) unlock(ctx context.Context, ts []target, owner string) error {
 		}
 	}
 	return v
+}
+
+// releaseHold drops owner's hold on t, naming it by the member's token when
+// the token is known and the member can (driver.HoldUnlocker): a release
+// that reaches the member late, after the owner locked again, then drops
+// no later hold.
+func releaseHold(ctx context.Context, t target, owner string, token uint64) error {
+	if token != 0 && t.holder != nil {
+		return t.holder.UnlockHold(ctx, t.key, owner, token)
+	}
+	return t.b.Unlock(ctx, t.key, owner)
 }
 
 // expire renews owner's lease on every target at once.

@@ -80,6 +80,7 @@ func (a *attempt) secondRound(ctx context.Context, token uint64) {
 				return false, errSkipped
 			}
 			err := t.fencer.Fence(ctx, t.key, a.owner, token)
+			a.e.bg.held.fenced(a.key(i), token, err)
 			return err == nil, err
 		case unknown:
 			if release != nil && release[i] {

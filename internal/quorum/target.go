@@ -20,6 +20,7 @@ type target struct {
 	inspector driver.Inspector
 	forcer    driver.ForceUnlocker
 	queuer    driver.Queuer
+	holder    driver.HoldUnlocker
 	// fencer raises the member's tokens: the member itself when it is a
 	// driver.Fencer, or a nested combinator's own fence when some of its
 	// members can fence.
@@ -37,6 +38,7 @@ func newTarget(b driver.Backend, key, label string) target {
 	t.inspector, _ = b.(driver.Inspector)
 	t.forcer, _ = b.(driver.ForceUnlocker)
 	t.queuer, _ = b.(driver.Queuer)
+	t.holder, _ = b.(driver.HoldUnlocker)
 	if n, ok := b.(nested); ok {
 		if c := n.self(); c.fencers > 0 {
 			t.fencer = nestedFencer{c}

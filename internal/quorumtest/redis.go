@@ -136,6 +136,17 @@ func (r *Redis) Stall(b driver.Backend) error {
 	return nil
 }
 
+// HoldRequests holds back what the client sends on its open connections,
+// until Heal delivers it: requests its client gave up on run late.
+func (r *Redis) HoldRequests(b driver.Backend) error {
+	p, err := r.proxy(b)
+	if err != nil {
+		return err
+	}
+	p.StallOpenRequests()
+	return nil
+}
+
 // Resume implements Stores.
 func (r *Redis) Resume(b driver.Backend) error { return r.Heal(b) }
 
