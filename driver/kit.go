@@ -41,6 +41,18 @@ func CheckLease(key, owner string, ttl time.Duration) error {
 	return nil
 }
 
+// CheckToken is CheckOwner, and fails with ErrInvalid when token is 0, as
+// HoldUnlocker.UnlockHold and Fencer.Fence must.
+func CheckToken(key, owner string, token uint64) error {
+	if err := CheckOwner(key, owner); err != nil {
+		return err
+	}
+	if token == 0 {
+		return Invalid("zero fencing token")
+	}
+	return nil
+}
+
 // CheckRequest is CheckLease on r, and fails with ErrInvalid when
 // r.Patience is negative.
 func CheckRequest(r Request) error {

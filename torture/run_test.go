@@ -23,8 +23,8 @@ type run struct {
 	// heals are the late heals of links that held requests back (see
 	// loseUnlock); the run waits for them before it ends.
 	heals sync.WaitGroup
-	res    resource
-	hist   history
+	res   resource
+	hist  history
 
 	mu         sync.Mutex
 	violations []string

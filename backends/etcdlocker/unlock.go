@@ -19,12 +19,7 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 	if err := driver.CheckOwner(key, owner); err != nil {
 		return err
 	}
-	ctx, call, err := b.call(ctx)
-	if err != nil {
-		return err
-	}
-	defer call.End()
-	return failed(b.unlock(ctx, b.etcdKey(key), owner, 0))
+	return b.unlockMutex(ctx, key, owner, 0)
 }
 
 // UnlockHold implements driver.HoldUnlocker: Unlock of owner's hold whose
@@ -32,12 +27,15 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 // reaches etcd late cannot drop a later hold anyway: its transaction
 // compares the key's revision as it was.)
 func (b *Backend) UnlockHold(ctx context.Context, key, owner string, token uint64) error {
-	if err := driver.CheckOwner(key, owner); err != nil {
+	if err := driver.CheckToken(key, owner, token); err != nil {
 		return err
 	}
-	if token == 0 {
-		return driver.Invalid("zero fencing token")
-	}
+	return b.unlockMutex(ctx, key, owner, token)
+}
+
+// unlockMutex is one call that drops owner's hold on the mutex key whose
+// token is token (0: any).
+func (b *Backend) unlockMutex(ctx context.Context, key, owner string, token uint64) error {
 	ctx, call, err := b.call(ctx)
 	if err != nil {
 		return err

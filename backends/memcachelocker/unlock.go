@@ -16,10 +16,6 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 	if err := driver.CheckOwner(key, owner); err != nil {
 		return err
 	}
-	if err := b.guard.Enter(); err != nil {
-		return err
-	}
-	defer b.guard.Exit()
 	return b.unlock(ctx, key, owner, 0)
 }
 
@@ -27,21 +23,18 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 // fencing token is token. (A release that reaches memcached late cannot
 // drop a later hold anyway: its compare-and-swap names the item as it was.)
 func (b *Backend) UnlockHold(ctx context.Context, key, owner string, token uint64) error {
-	if err := driver.CheckOwner(key, owner); err != nil {
+	if err := driver.CheckToken(key, owner, token); err != nil {
 		return err
 	}
-	if token == 0 {
-		return driver.Invalid("zero fencing token")
-	}
-	if err := b.guard.Enter(); err != nil {
-		return err
-	}
-	defer b.guard.Exit()
 	return b.unlock(ctx, key, owner, token)
 }
 
 // unlock drops owner's hold on key whose token is token (0: any).
 func (b *Backend) unlock(ctx context.Context, key, owner string, token uint64) error {
+	if err := b.guard.Enter(); err != nil {
+		return err
+	}
+	defer b.guard.Exit()
 	return failed(b.update(ctx, key, owner, token, func(v lockItem, now time.Time) (lockItem, int32) {
 		if v.holds > 1 {
 			v.holds--

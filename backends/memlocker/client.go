@@ -82,11 +82,8 @@ func (c *Client) Unlock(ctx context.Context, key, owner string) error {
 // UnlockHold implements driver.HoldUnlocker: Unlock of owner's hold whose
 // fencing token is token. It counts as an Unlock call (see Calls).
 func (c *Client) UnlockHold(ctx context.Context, key, owner string, token uint64) error {
-	if err := driver.CheckOwner(key, owner); err != nil {
+	if err := driver.CheckToken(key, owner, token); err != nil {
 		return err
-	}
-	if token == 0 {
-		return driver.Invalid("zero fencing token")
 	}
 	return c.unlock(ctx, key, owner, token)
 }

@@ -9,11 +9,8 @@ import (
 // Fence implements driver.Fencer: it raises the token of owner's hold on key
 // to at least token, and key's counter with it.
 func (c *Client) Fence(ctx context.Context, key, owner string, token uint64) error {
-	if err := driver.CheckOwner(key, owner); err != nil {
+	if err := driver.CheckToken(key, owner, token); err != nil {
 		return err
-	}
-	if token == 0 {
-		return driver.Invalid("zero fencing token")
 	}
 	var result error
 	if err := c.call(ctx, "fence", func() { result = c.store.fence(key, owner, token) }); err != nil {

@@ -65,11 +65,8 @@ func (v *view) ForceUnlock(ctx context.Context, key string) (bool, error) {
 // the view's mode to at least token, and the lock's counter with it; a
 // read hold, which carries the counter, raises the counter alone.
 func (v *view) Fence(ctx context.Context, key, owner string, token uint64) error {
-	if err := driver.CheckOwner(key, owner); err != nil {
+	if err := driver.CheckToken(key, owner, token); err != nil {
 		return err
-	}
-	if token == 0 {
-		return driver.Invalid("zero fencing token")
 	}
 	return v.answer(ctx, "fence", func() ([]*driver.Callback, error) {
 		return v.c.store.sharedFence(v.lock(key), v.hold(owner), token)

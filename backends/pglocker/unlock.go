@@ -21,11 +21,8 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 // UnlockHold implements driver.HoldUnlocker: Unlock of owner's hold whose
 // fencing token is token.
 func (b *Backend) UnlockHold(ctx context.Context, key, owner string, token uint64) error {
-	if err := driver.CheckOwner(key, owner); err != nil {
+	if err := driver.CheckToken(key, owner, token); err != nil {
 		return err
-	}
-	if token == 0 {
-		return driver.Invalid("zero fencing token")
 	}
 	if token > math.MaxInt64 {
 		return driver.ErrNotHeld // the sequence never reaches it

@@ -255,36 +255,29 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 	if err := driver.CheckOwner(key, owner); err != nil {
 		return err
 	}
-	if err := b.guard.Enter(); err != nil {
-		return err
-	}
-	defer b.guard.Exit()
 	return b.unlock(ctx, key, owner, 0)
 }
 
 // UnlockHold implements driver.HoldUnlocker: Unlock of owner's hold whose
 // fencing token is token.
 func (b *Backend) UnlockHold(ctx context.Context, key, owner string, token uint64) error {
-	if err := driver.CheckOwner(key, owner); err != nil {
+	if err := driver.CheckToken(key, owner, token); err != nil {
 		return err
-	}
-	if token == 0 {
-		return driver.Invalid("zero fencing token")
 	}
 	if token > maxFloor {
 		// No hold has such a token (see maxFloor).
 		return driver.ErrNotHeld
 	}
-	if err := b.guard.Enter(); err != nil {
-		return err
-	}
-	defer b.guard.Exit()
 	return b.unlock(ctx, key, owner, token)
 }
 
 // unlock runs the unlock script on owner's hold whose token is token (0:
 // any), and classifies its errors.
 func (b *Backend) unlock(ctx context.Context, key, owner string, token uint64) error {
+	if err := b.guard.Enter(); err != nil {
+		return err
+	}
+	defer b.guard.Exit()
 	err := b.unlockOnce(ctx, key, owner, token)
 	if err != nil && err != driver.ErrNotHeld {
 		return b.failed(err)

@@ -36,11 +36,8 @@ var fenceScript = newScript(fenceSrc)
 // key. It returns ErrNotHeld, changing nothing, otherwise, and ErrInvalid
 // for a token above 2^53, which the scripts' numbers cannot count exactly.
 func (b *Backend) Fence(ctx context.Context, key, owner string, token uint64) error {
-	if err := driver.CheckOwner(key, owner); err != nil {
+	if err := driver.CheckToken(key, owner, token); err != nil {
 		return err
-	}
-	if token == 0 {
-		return driver.Invalid("zero fencing token")
 	}
 	if token > maxFloor {
 		return fmt.Errorf("redislocker: %w: fencing token %d above %d", driver.ErrInvalid, token, uint64(maxFloor))

@@ -62,11 +62,8 @@ func (v *view) ForceUnlock(ctx context.Context, key string) (bool, error) {
 // which carries the counter, raises the counter alone. It returns
 // ErrNotHeld, changing nothing, when owner has no such hold.
 func (v *view) Fence(ctx context.Context, key, owner string, token uint64) error {
-	if err := driver.CheckOwner(key, owner); err != nil {
+	if err := driver.CheckToken(key, owner, token); err != nil {
 		return err
-	}
-	if token == 0 {
-		return driver.Invalid("zero fencing token")
 	}
 	if err := v.b.guard.Enter(); err != nil {
 		return err
