@@ -131,7 +131,7 @@ func (l *Lease) Deadline() time.Time {
 // after an unknown outcome for a shared owner (WithOwner), whose hold then
 // ends with its lease, since a second Unlock could drop another Mutex's
 // hold of the owner. On a store that names holds by token
-// (driver.HoldUnlocker, as Redis and memlocker do), the release and its
+// (driver.HoldUnlocker, as every backend of this module does), the release and its
 // retries drop this Lease's hold only: one held up in the network that
 // reaches the store after the Mutex locked again leaves the later hold.
 func (l *Lease) Unlock(ctx context.Context) error {

@@ -38,6 +38,7 @@ func (m *Mutex) storeUnlock(ctx context.Context, token uint64) error {
 	return err
 }
 
+// unlockOn is storeUnlock's call of the driver.
 func (m *Mutex) unlockOn(ctx context.Context, token uint64) error {
 	if token != 0 && m.s.holder != nil {
 		return m.s.holder.UnlockHold(ctx, m.name, m.owner, token)

@@ -52,7 +52,7 @@ type ledgerEntry struct {
 	last     uint64    // the number of the latest call begun
 	lapse    time.Time // when every hold counted has run out with its lease
 	// token is the member's fencing token of the owner's hold there, 0
-	// when unknown: a release names the hold by it (see unlockMember), so
+	// when unknown: a release names the hold by it (see releaseHold), so
 	// that one that reaches the member late drops no later hold.
 	token uint64
 }
