@@ -33,10 +33,12 @@ func ExclusionUnderFaults(t *testing.T, stores *Mem, combine Combine, workers in
 		hold      = time.Millisecond
 		faultRate = 0.25 // of the calls before which faults are set
 	)
-	h := &liveHolders{inside: make(map[int]time.Time)}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for w := range workers {
+	type worker struct {
+		cs           []*memlocker.Client
+		outer, inner *locker.Mutex // of one owner
+	}
+	ws := make([]worker, workers)
+	for i := range ws {
 		cs := stores.Clients()
 		b, err := combine(Backends(cs))
 		require.NoError(t, err)
@@ -46,9 +48,16 @@ func ExclusionUnderFaults(t *testing.T, stores *Mem, combine Combine, workers in
 		require.NoError(t, err)
 		inner, err := s.Mutex("contended", locker.WithOwner(owner))
 		require.NoError(t, err)
+		ws[i] = worker{cs, outer, inner}
+	}
+	h := &liveHolders{inside: make(map[int]time.Time)}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w, wk := range ws {
+		outer, inner := wk.outer, wk.inner
 		maybeFault := func() {
 			if rand.Float64() < faultRate {
-				injectFaults(cs)
+				injectFaults(wk.cs)
 			}
 		}
 		wg.Go(func() {
