@@ -131,6 +131,9 @@ func (m *Mutex) undo(ctx context.Context, c cleanup) cleanup {
 			c.queue = false
 		}
 	}
+	if c.holds > 0 && c.token == 0 {
+		c = m.nameHolds(ctx, c)
+	}
 	for c.holds > 0 {
 		err := m.storeUnlock(ctx, c.token)
 		switch {
@@ -144,6 +147,27 @@ func (m *Mutex) undo(ctx context.Context, c cleanup) cleanup {
 		default:
 			c.holds = 0
 		}
+	}
+	return c
+}
+
+// nameHolds learns the token of the holds c gives back, which the call
+// that may have taken them never heard, so that their releases name them
+// (see storeUnlock): an owner-only Unlock that reaches the store late
+// could drop the Mutex's next hold. The store is asked who holds the lock
+// when it can both tell and release by token; if the owner holds nothing,
+// there is nothing to give back. Otherwise c is returned as it is.
+func (m *Mutex) nameHolds(ctx context.Context, c cleanup) cleanup {
+	if m.s.holder == nil || m.s.inspector == nil {
+		return c
+	}
+	st, err := m.s.inspector.Inspect(ctx, m.name)
+	switch {
+	case err != nil:
+	case !st.Held || st.Owner != m.owner:
+		c.holds = 0
+	default:
+		c.token = st.Token
 	}
 	return c
 }

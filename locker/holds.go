@@ -60,12 +60,12 @@ func (m *Mutex) account(delta int) int {
 	return n
 }
 
-// giveBack releases extra of the owner's holds on the lock, one Unlock
-// each. It stops early, without error, when the store says the owner holds
-// no more.
-func (m *Mutex) giveBack(ctx context.Context, extra int) error {
+// giveBack releases extra of the owner's holds on the lock, whose token is
+// token, one Unlock each. It stops early, without error, when the store
+// says the owner holds no more.
+func (m *Mutex) giveBack(ctx context.Context, extra int, token uint64) error {
 	for ; extra > 0; extra-- {
-		err := m.storeUnlock(ctx, 0)
+		err := m.storeUnlock(ctx, token)
 		if errors.Is(err, ErrNotHeld) {
 			return nil
 		}

@@ -115,8 +115,8 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 			// hold the lock already. Give the stale hold back, and wait
 			// before trying again: a lease this short for this store
 			// would otherwise make the loop spin.
-			if err := m.giveBack(ctx, 1); err != nil {
-				return driver.Grant{}, start, cleanup{holds: 1}, fmt.Errorf("%w: the lease ran out before the store answered; releasing: %w", ErrUnavailable, err)
+			if err := m.giveBack(ctx, 1, g.Token); err != nil {
+				return driver.Grant{}, start, cleanup{holds: 1, token: g.Token}, fmt.Errorf("%w: the lease ran out before the store answered; releasing: %w", ErrUnavailable, err)
 			}
 			if !wait {
 				return driver.Grant{}, start, cleanup{}, fmt.Errorf("%w: the lease ran out before the store answered", ErrUnavailable)
@@ -137,8 +137,8 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 				// Other live holds of this process account for the hold,
 				// and its token is theirs: only the extra holds are
 				// stale.
-				if err := m.giveBack(ctx, extra); err != nil {
-					return driver.Grant{}, start, cleanup{holds: g.Holds}, err
+				if err := m.giveBack(ctx, extra, g.Token); err != nil {
+					return driver.Grant{}, start, cleanup{holds: g.Holds, token: g.Token}, err
 				}
 				g.Holds -= extra
 				return g, start, cleanup{}, nil
@@ -147,10 +147,10 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 			// and so is their token. Give them all back and take a fresh
 			// hold.
 			if stale++; stale > maxStaleRounds {
-				return driver.Grant{}, start, cleanup{holds: g.Holds}, fmt.Errorf("%w: the store keeps reporting %d holds this process does not account for", ErrUnavailable, g.Holds)
+				return driver.Grant{}, start, cleanup{holds: g.Holds, token: g.Token}, fmt.Errorf("%w: the store keeps reporting %d holds this process does not account for", ErrUnavailable, g.Holds)
 			}
-			if err := m.giveBack(ctx, g.Holds); err != nil {
-				return driver.Grant{}, start, cleanup{holds: g.Holds}, err
+			if err := m.giveBack(ctx, g.Holds, g.Token); err != nil {
+				return driver.Grant{}, start, cleanup{holds: g.Holds, token: g.Token}, err
 			}
 			continue
 		}
