@@ -202,26 +202,18 @@ func TestCloseEndsEverything(t *testing.T) {
 func TestStallOpenRepliesSparesNewConnections(t *testing.T) {
 	echo := startEcho(t)
 	p := start(t, echo.ln.Addr().String())
-	old, err := net.Dial("tcp", p.Addr())
-	require.NoError(t, err)
+	old := warmConn(t, p)
 	defer old.Close()
-	_, err = roundTrip(old, "warm-up", 5*time.Second)
-	require.NoError(t, err)
 
 	p.StallOpenReplies()
-	_, err = roundTrip(old, "lost", 300*time.Millisecond)
+	_, err := roundTrip(old, "lost", 300*time.Millisecond)
 	require.Error(t, err, "the open connection's reply is held")
-	fresh, err := net.Dial("tcp", p.Addr())
-	require.NoError(t, err)
-	defer fresh.Close()
-	got, err := roundTrip(fresh, "fresh", 5*time.Second)
-	require.NoError(t, err, "a new connection is served")
-	assert.Equal(t, "fresh\n", got)
+	assertFreshServed(t, p)
 	assert.Equal(t, 3, echo.received(), "every request reached the server")
 
 	p.Heal()
 	require.NoError(t, old.SetDeadline(time.Now().Add(5*time.Second)))
-	got, err = bufio.NewReader(old).ReadString('\n')
+	got, err := bufio.NewReader(old).ReadString('\n')
 	require.NoError(t, err)
 	assert.Equal(t, "lost\n", got, "the held reply arrives after Heal")
 }
@@ -229,24 +221,37 @@ func TestStallOpenRepliesSparesNewConnections(t *testing.T) {
 func TestStallOpenRequestsDeliversThemLate(t *testing.T) {
 	echo := startEcho(t)
 	p := start(t, echo.ln.Addr().String())
-	old, err := net.Dial("tcp", p.Addr())
-	require.NoError(t, err)
-	_, err = roundTrip(old, "warm-up", 5*time.Second)
-	require.NoError(t, err)
+	old := warmConn(t, p)
 
 	p.StallOpenRequests()
-	_, err = roundTrip(old, "late", 300*time.Millisecond)
+	_, err := roundTrip(old, "late", 300*time.Millisecond)
 	require.Error(t, err, "the open connection's request is held")
 	require.NoError(t, old.Close(), "the client gives up on it")
+	assertFreshServed(t, p)
+	assert.Equal(t, 2, echo.received(), "the held request has not reached the server")
+
+	p.Heal()
+	assert.Eventually(t, func() bool { return echo.received() == 3 }, 5*time.Second, 10*time.Millisecond,
+		"the held request reaches the server after Heal, though its client closed")
+}
+
+// warmConn returns a connection through p that has made one round trip.
+func warmConn(t *testing.T, p *tcpproxy.Proxy) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", p.Addr())
+	require.NoError(t, err)
+	_, err = roundTrip(c, "warm-up", 5*time.Second)
+	require.NoError(t, err)
+	return c
+}
+
+// assertFreshServed checks that a new connection through p is served.
+func assertFreshServed(t *testing.T, p *tcpproxy.Proxy) {
+	t.Helper()
 	fresh, err := net.Dial("tcp", p.Addr())
 	require.NoError(t, err)
 	defer fresh.Close()
 	got, err := roundTrip(fresh, "fresh", 5*time.Second)
 	require.NoError(t, err, "a new connection is served")
 	assert.Equal(t, "fresh\n", got)
-	assert.Equal(t, 2, echo.received(), "the held request has not reached the server")
-
-	p.Heal()
-	assert.Eventually(t, func() bool { return echo.received() == 3 }, 5*time.Second, 10*time.Millisecond,
-		"the held request reaches the server after Heal, though its client closed")
 }
