@@ -23,6 +23,7 @@ var rwCases = []testCase{
 	{"WaitingWriterLapses", testRWWaitingWriterLapses},
 	{"ReadReleaseWakesWriter", testRWReadReleaseWakesWriter},
 	{"Tokens", testRWTokens},
+	{"ReadHoldUnlock", testRWReadHoldUnlock},
 	{"HoldsByMode", testRWHoldsByMode},
 	{"Inspection", testRWInspection},
 	{"ForceUnlock", testRWForceUnlock},

@@ -29,7 +29,7 @@ import (
 var writeViewCases = mutexCases("Granularity", "AcquireRelease", "ContendedTryFails", "UnlockNotHeld",
 	"Reentry", "FencingTokens", "LeaseExpiry", "ExpireOnlyByOwner", "MutualExclusion", "WaitThenAcquire",
 	"WatchdogRenews", "LostLeaseClosesDone", "ReleaseNotification", "Inspection", "ForceUnlock",
-	"BatchRenewal", "OddKeys", "InvalidInput", "UseAfterClose")
+	"BatchRenewal", "HoldUnlock", "OddKeys", "InvalidInput", "UseAfterClose")
 
 // permitViewCases are the mutex cases a view of a semaphore of one permit
 // must pass.

@@ -26,9 +26,9 @@ import (
 // are called whenever a hold of the key ends or a waiter leaves, anything
 // after which a refused attempt may succeed), Inspector and ForceUnlocker
 // (over the whole lock, every mode and holder), BatchExpirer, Fencer,
-// Granular, Endpointer (its Sharer's endpoint), Clocked, and Dequeuer for
-// its wait list. A view is never a Queuer: a shared lock is not handed
-// to a waiter by a release.
+// HoldUnlocker (see the tokens below), Granular, Endpointer (its Sharer's
+// endpoint), Clocked, and Dequeuer for its wait list. A view is never a
+// Queuer: a shared lock is not handed to a waiter by a release.
 //
 // # Read-write locks
 //
@@ -52,17 +52,22 @@ import (
 //     the read hold kept).
 //   - Tokens: the lock's counter rises on every acquisition of the write hold
 //     (not on re-entry), and the write Grant carries it, at least
-//     Request.Floor. A read Grant carries the counter as it is: the token of
-//     the last write hold, 0 if there never was one; Floor is ignored. So a
-//     resource turns away writes from stale writers, and readers see the
-//     version they read. The counter never falls, as a mutex's does not.
+//     Request.Floor. A new read hold's Grant carries the counter as it is:
+//     the token of the last write hold, 0 if there never was one; Floor is
+//     ignored. So a resource turns away writes from stale writers, and
+//     readers see the version they read. The counter never falls, as a
+//     mutex's does not. Every hold keeps the token its first Grant carried
+//     (re-entries carry it again), which Fence raises and UnlockHold names:
+//     a write hold's is its own, but an owner's read holds with no write
+//     hold between them share theirs, so a release by token cannot tell
+//     them apart.
 //     (Through a combinator a read token is at least the last write's: a
 //     write attempt that took some members and then failed leaves their
 //     counters raised.)
 //   - A refused Grant's Remaining is the longest remaining lease, or
 //     patience, of the holds and waiting writers in the way.
-//   - A Fencer view raises the counter (and a write hold's token) to at
-//     least the token, when the owner holds the lock in the view's mode.
+//   - A Fencer view raises the owner's hold's token, and the counter, to
+//     at least the token, when the owner holds the lock in the view's mode.
 //
 // # Semaphores
 //
@@ -82,7 +87,8 @@ import (
 //     Nobody overtakes a live waiter: a large request is not starved by
 //     small ones.
 //   - Every acquisition (not a re-entry) gets a token from the semaphore's
-//     counter, rising strictly, at least Request.Floor.
+//     counter, rising strictly, at least Request.Floor; a re-entry
+//     carries its hold's token, which Fence raises and UnlockHold names.
 //   - A refused Grant's Remaining is the shortest remaining lease of the
 //     holders, or the patience of the first waiter when nobody holds.
 //   - Unlock drops one hold; with the last, the owner's permits are free.

@@ -156,9 +156,10 @@ func (m *Mutex) undo(ctx context.Context, c cleanup) cleanup {
 // (see storeUnlock): an owner-only Unlock that reaches the store late
 // could drop the Mutex's next hold. The store is asked who holds the lock
 // when it can both tell and release by token; if the owner holds nothing,
-// there is nothing to give back. Otherwise c is returned as it is.
+// there is nothing to give back. Otherwise c is returned as it is: so on
+// a view of shared locks, whose State names no hold's token.
 func (m *Mutex) nameHolds(ctx context.Context, c cleanup) cleanup {
-	if m.s.holder == nil || m.s.inspector == nil {
+	if m.s.holder == nil || m.s.inspector == nil || m.s.view {
 		return c
 	}
 	st, err := m.s.inspector.Inspect(ctx, m.name)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/backends/memlocker"
+	"github.com/distlock/distlock/locker"
 )
 
 // releases is a mem client that records how each release named its hold:
@@ -68,4 +69,32 @@ func TestReleasesNameTheirHold(t *testing.T) {
 
 	assert.Equal(t, []uint64{l.Token(), l.Token() + 1}, r.seen(),
 		"the Lease's release and the lost attempt's, each by its hold's token")
+}
+
+// TestALostSharedAttemptIsGivenBack: a read or semaphore hold taken by an
+// attempt whose reply was lost is given back, although the lock's State,
+// which names the writer only, does not say that the owner holds it.
+func TestALostSharedAttemptIsGivenBack(t *testing.T) {
+	ctx := context.Background()
+	c := memlocker.New()
+	s := locker.NewStore(c)
+	defer s.Close()
+	rw, err := s.RWMutex("rw")
+	require.NoError(t, err)
+	sem, err := s.Semaphore("sem", 2)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name    string
+		attempt func() error
+		inspect func(context.Context) (locker.State, error)
+	}{
+		{"read", func() error { _, err := rw.TryRLock(ctx); return err }, rw.Inspect},
+		{"permits", func() error { _, err := sem.TryAcquire(ctx, 1); return err }, sem.Inspect},
+	} {
+		c.TimeoutNext(1) // the attempt takes the hold, and its reply is lost
+		require.ErrorIs(t, tc.attempt(), memlocker.ErrTimeout, tc.name)
+		st, err := tc.inspect(ctx)
+		require.NoError(t, err)
+		assert.False(t, st.Held, "%s: the lost attempt's hold was given back: %+v", tc.name, st)
+	}
 }

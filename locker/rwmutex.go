@@ -33,6 +33,15 @@ import (
 // owner, and its holds of one mode nest. An RWMutex is safe for concurrent
 // use.
 //
+// A release names the hold it ends by its token where the driver can
+// (driver.HoldUnlocker), so that one held up in the network, reaching the
+// store after the owner took the lock again, cannot end the later hold.
+// Read holds of one owner with no write between them share a token,
+// though: with WithOwner such a late release of a read hold can end the
+// owner's later read hold, and let a writer in beside it. Without
+// WithOwner every read hold has an owner of its own, and a downgraded one
+// the token of its write.
+//
 // A read-write lock is not the Mutex of the same name: the store keeps them
 // apart. A store whose driver has no read-write locks (driver.Sharer) fails
 // Store.RWMutex with an error wrapping errors.ErrUnsupported.

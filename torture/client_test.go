@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -34,6 +35,10 @@ type player struct {
 	keep bool
 	// lossy makes the client lose one Unlock in two (see loseUnlock).
 	lossy bool
+	// rewrite says that the client's last Unlock, of a write hold, was
+	// lost: its next hold writes too, so that a late release can meet the
+	// same owner's next write hold.
+	rewrite bool
 }
 
 // play takes the lock again and again until the run stops. Each
@@ -53,7 +58,8 @@ func (r *run) play(p *player) {
 			}
 		}
 		paused := p.pauser && held%3 == 1
-		share := r.lock.pick(paused)
+		share := r.lock.pick(paused || p.rewrite)
+		p.rewrite = false
 		var opts []locker.LockOption
 		if paused {
 			opts = append(opts, locker.WithLease(r.lease))
@@ -189,6 +195,7 @@ func (r *run) unlock(p *player, h *hold, lease *locker.Lease) {
 	var err error
 	if p.lossy && rand.IntN(2) == 0 {
 		err = r.loseUnlock(p, lease)
+		p.rewrite = h.share.Mode == driver.Write
 	} else {
 		ctx, cancel := context.WithTimeout(context.Background(), unlockTimeout)
 		err = lease.Unlock(ctx)

@@ -79,7 +79,7 @@
 //	                               held back until after the next   drops no later hold
 //	                               Lock, during Unlock
 //	redis                          rw: none, cut, SIGSTOP, holder   yes, for the reasons a mutex's are; the paused writer's late write must be rejected
-//	                                 paused
+//	                                 paused, lost unlocks
 //	redis                          kill -9, restart (empty)         NO: the restarted server forgot the lock; fencing must catch the stale writes
 //	redis                          rw: kill -9, restart (empty)     NO: the holds and the counter are forgotten (readers get older tokens); fencing must catch the stale writes
 //	redis-aof: appendfsync always  kill -9, restart                 yes: the lock and its expiry survive the restart
@@ -93,7 +93,7 @@
 //	redlock                        kill -9 one member at a time     yes: a minority forgets, and a restarted member does not vote within the guard
 //	redlock                        kill -9 three of five at once    yes: the restart guard keeps the forgetful majority out
 //	redlock                        rw: none, cut, kill -9 one       yes: a read majority and a write majority share a member, and a restarted
-//	                                 member at a time                 member does not vote within the guard
+//	                                 member at a time, lost unlocks   member does not vote within the guard
 //	redlock-noguard                kill -9 three of five at once    NO: a forgetful majority grants the lock to a second owner
 //	multilock: 3 Redis, no AOF     semaphore: none, cut             yes: a hold needs every member, and each member bounds the permits
 //	mixed: RedLock of 2 Redis,     none; rotating faults, one       yes: one member of five is impaired at a time
@@ -117,13 +117,15 @@
 // fencing members fails rather than grant a hold without a token, so every
 // configuration must carry a token on every hold.
 //
-// In the lost-unlock and failover scenarios each client keeps one Mutex,
-// and so one owner, for the whole run (elsewhere every acquisition takes a
-// new Mutex): a store may then still have a hold that the client's last
-// Unlock meant to end. A Mutex that re-entered it would report a hold
-// count of two, which the client reports as a violation, and carry the
-// old hold's token, which the token-order and linearizability checks
-// catch.
+// In the lost-unlock and failover scenarios each client keeps one Mutex
+// (or RWMutex, whose write holds then have one owner), and so one owner,
+// for the whole run (elsewhere every acquisition takes a new handle): a
+// store may then still have a hold that the client's last Unlock meant to
+// end. A Mutex that re-entered that hold would report a hold count of
+// two, which the client reports as a violation, and carry the old hold's
+// token, which the token-order and linearizability checks catch. After a
+// lost release of a write hold the client's next hold writes too, so that
+// the release, if it arrives late, meets that hold: it must not drop it.
 //
 // # Running
 //

@@ -22,9 +22,10 @@ type primitive struct {
 	// open returns a client's handle on the lock key, with no owner given
 	// (WithOwner): the watchdog renews leases of the given length.
 	open func(s *locker.Store, key string, lease time.Duration) (handle, error)
-	// pick chooses what a hold takes. A paused hold, which writes late
-	// with its token, takes the write hold.
-	pick func(paused bool) driver.Share
+	// pick chooses what a hold takes. A hold that must write (a paused
+	// one, which writes late with its token, and the next after a lost
+	// write release) takes the write hold.
+	pick func(write bool) driver.Share
 }
 
 // handle takes holds of one lock: sh is what the hold takes, as pick chose.
@@ -72,8 +73,8 @@ var (
 			rw, err := s.RWMutex(key, locker.WithWatchdogLease(lease))
 			return rwHandle{rw}, err
 		},
-		pick: func(paused bool) driver.Share {
-			if paused || rand.IntN(4) == 0 {
+		pick: func(write bool) driver.Share {
+			if write || rand.IntN(4) == 0 {
 				return driver.Share{Mode: driver.Write}
 			}
 			return driver.Share{Mode: driver.Read}

@@ -34,9 +34,12 @@ var (
 
 // Share implements driver.Sharer: the view of the backend's read-write
 // locks (Mode driver.Read or driver.Write) or semaphores (driver.Permits)
-// that s describes, with every capability of the backend's mutexes, and
-// Dequeue for the wait lists. It fails with driver.ErrInvalid for a
-// malformed s, and with driver.ErrClosed after Close.
+// that s describes, with every capability of the backend's mutexes but
+// driver.HoldUnlocker, and Dequeue for the wait lists. (A view's release
+// is a transaction guarded by the hold key's revision as it was, so one
+// that reaches etcd late cannot drop a later hold: it has no need to name
+// the hold.) It fails with driver.ErrInvalid for a malformed s, and with
+// driver.ErrClosed after Close.
 func (b *Backend) Share(s driver.Share) (driver.Backend, error) {
 	if err := driver.CheckShare(s); err != nil {
 		return nil, err

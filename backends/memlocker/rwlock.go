@@ -24,11 +24,7 @@ func (l *sharedLock) tryRW(mode driver.Mode, r driver.Request, now, expires time
 	if h := l.holds[holdID{r.Owner, mode}]; h != nil {
 		h.holds++
 		h.expires = expires
-		token := l.counter // a read hold carries the last write's token
-		if mode == driver.Write {
-			token = h.token
-		}
-		return driver.Grant{Acquired: true, Holds: h.holds, Token: token}, false
+		return driver.Grant{Acquired: true, Holds: h.holds, Token: h.token}, false
 	}
 	if mode == driver.Write {
 		// Any hold is in the way, the owner's own read hold too: there is

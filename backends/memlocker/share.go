@@ -25,6 +25,7 @@ var (
 	_ driver.ForceUnlocker = (*view)(nil)
 	_ driver.BatchExpirer  = (*view)(nil)
 	_ driver.Fencer        = (*view)(nil)
+	_ driver.HoldUnlocker  = (*view)(nil)
 	_ driver.Granular      = (*view)(nil)
 	_ driver.Endpointer    = (*view)(nil)
 	_ driver.Clocked       = (*view)(nil)
@@ -112,8 +113,23 @@ func (v *view) Unlock(ctx context.Context, key, owner string) error {
 	if err := driver.CheckOwner(key, owner); err != nil {
 		return err
 	}
+	return v.unlock(ctx, key, owner, 0)
+}
+
+// UnlockHold implements driver.HoldUnlocker: Unlock of owner's hold in
+// the view's mode whose token is token. It counts as an Unlock call.
+func (v *view) UnlockHold(ctx context.Context, key, owner string, token uint64) error {
+	if err := driver.CheckToken(key, owner, token); err != nil {
+		return err
+	}
+	return v.unlock(ctx, key, owner, token)
+}
+
+// unlock drops one of owner's holds in the view's mode whose token is
+// token (0: any).
+func (v *view) unlock(ctx context.Context, key, owner string, token uint64) error {
 	return v.answer(ctx, "unlock", func() ([]*driver.Callback, error) {
-		return v.c.store.sharedUnlock(v.lock(key), v.hold(owner))
+		return v.c.store.sharedUnlock(v.lock(key), v.hold(owner), token)
 	})
 }
 

@@ -62,8 +62,7 @@ func (v *view) ForceUnlock(ctx context.Context, key string) (bool, error) {
 }
 
 // Fence implements driver.Fencer: it raises the token of owner's hold in
-// the view's mode to at least token, and the lock's counter with it; a
-// read hold, which carries the counter, raises the counter alone.
+// the view's mode to at least token, and the lock's counter with it.
 func (v *view) Fence(ctx context.Context, key, owner string, token uint64) error {
 	if err := driver.CheckToken(key, owner, token); err != nil {
 		return err

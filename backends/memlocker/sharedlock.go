@@ -36,8 +36,8 @@ type share struct {
 	holds int
 	// permits is what a semaphore hold takes; 0 for a read-write lock.
 	permits int
-	// token is a write hold's or a semaphore hold's. A read hold has none
-	// of its own: it carries the lock's counter.
+	// token is the one the hold's first grant carried (a read hold's is
+	// the lock's counter then), as Fence raised it.
 	token   uint64
 	expires time.Time
 }
@@ -157,12 +157,13 @@ func (l *sharedLock) leave(owner string) bool {
 	return len(l.waiters) < n
 }
 
-// sharedUnlock drops one of id's holds on the lock at k; with the last,
-// the hold ends. The watchers to call are for after s.mu is released.
-func (s *Store) sharedUnlock(k sharedKey, id holdID) (n []*driver.Callback, err error) {
+// sharedUnlock drops one of id's holds on the lock at k, if its token is
+// token (0: any); with the last, the hold ends. The watchers to call are
+// for after s.mu is released.
+func (s *Store) sharedUnlock(k sharedKey, id holdID, token uint64) (n []*driver.Callback, err error) {
 	n = s.onShared(k, func(l *sharedLock, _ time.Time) bool {
 		h := l.holds[id]
-		if h == nil {
+		if h == nil || token != 0 && h.token != token {
 			err = driver.ErrNotHeld
 			return false
 		}

@@ -71,18 +71,19 @@
 // The Backend is a driver.Sharer: Share hands out views of its read-write
 // locks and semaphores, with the semantics driver.Sharer documents and
 // the capabilities of the mutexes but the queue (Notifier, Dequeuer,
-// Inspector, ForceUnlocker, BatchExpirer, Fencer, Endpointer). The
-// read-write lock name is the hash "prefix:{name}:rw" and the sorted set
-// "prefix:{name}:rw:leases"; the semaphore name is "prefix:{name}:sem",
-// "prefix:{name}:sem:leases" and its wait list "prefix:{name}:sem:queue".
-// They carry the mutex's hash tag, so on a Cluster a shared lock lives in
-// its mutex's slot, but no name of the mutex: the mutex, the read-write
-// lock and the semaphore of one name are three locks. The hash holds each
-// owner's hold count per mode, the lock's token counter and what the
-// scripts need to decide; the sorted set holds when each hold's lease, and
-// each waiter's patience, ends, by the server's clock (TIME), since Redis
-// expires keys but not their fields. Every operation is one script, and
-// acquiring a read hold uncontended is one round trip, as a mutex's.
+// Inspector, ForceUnlocker, BatchExpirer, Fencer, HoldUnlocker,
+// Endpointer). The read-write lock name is the hash "prefix:{name}:rw" and
+// the sorted set "prefix:{name}:rw:leases"; the semaphore name is
+// "prefix:{name}:sem", "prefix:{name}:sem:leases" and its wait list
+// "prefix:{name}:sem:queue". They carry the mutex's hash tag, so on a
+// Cluster a shared lock lives in its mutex's slot, but no name of the
+// mutex: the mutex, the read-write lock and the semaphore of one name are
+// three locks. The hash holds each owner's hold count and token per mode,
+// the lock's token counter and what the scripts need to decide; the
+// sorted set holds when each hold's lease, and each waiter's patience,
+// ends, by the server's clock (TIME), since Redis expires keys but not
+// their fields. Every operation is one script, and acquiring a read hold
+// uncontended is one round trip, as a mutex's.
 //
 // Leases and patience end by the server's clock, exact to the millisecond;
 // every script drops those that have ended before it decides. The sorted

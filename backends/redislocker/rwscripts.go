@@ -2,10 +2,10 @@ package redislocker
 
 // A read-write lock (see sharedlua.go for the keys): the lock hash holds,
 // besides the holds ("r"+owner, "w"+owner) and the common fields, "w" the
-// writer, "k" the write hold's token and "q" the number of waiting
-// writers, whose patience is in the leases as "q"+owner. A waiting writer
-// keeps new readers out until its patience ends; writers do not queue
-// among themselves.
+// writer, "k" the write hold's token, "k"+owner each read hold's and "q"
+// the number of waiting writers, whose patience is in the leases as
+// "q"+owner. A waiting writer keeps new readers out until its patience
+// ends; writers do not queue among themselves.
 
 // rwLua is what the read-write scripts splice in.
 var rwLua = sharedLua{
@@ -15,7 +15,7 @@ for i = 1, #drop do
 	local m = drop[i]
 	local mode = string.sub(m, 1, 1)
 	if mode == 'r' then
-		redis.call('HDEL', H, m)
+		redis.call('HDEL', H, m, 'k' .. string.sub(m, 2))
 	elseif mode == 'w' then
 		redis.call('HDEL', H, m, 'w', 'k')
 	else
@@ -26,7 +26,7 @@ end
 `,
 	idle:  `redis.call('DEL', L) redis.call('HDEL', H, 'x', 'q', 'w', 'k'%s)`,
 	reset: `redis.call('DEL', H, L)`,
-	owned: `, m`,
+	owned: `, m, 'k' .. ARGV[2]`,
 }
 
 // rwFieldsLua reads the lock hash: x, t, e, b, the writer, the waiting
@@ -45,12 +45,12 @@ local ttl, linger = tonumber(ARGV[2]), tonumber(ARGV[3])
 // trylock, {acquired 0|1, holds, token, remaining ms when refused, uptime
 // ms or -1}. A read hold is refused while another owner writes or a
 // writer waits, unless the owner holds the lock already (a re-entry, or a
-// downgrade under its own write hold). Its token is the counter; the
-// uptime is reported for a new hold.
+// downgrade under its own write hold). A new hold's token is the counter,
+// which the hold keeps; the uptime is reported for a new hold.
 //
 // It takes ten arguments in all (see queueLua), so that a client without
 // the server's password gets its plain NOAUTH error.
-var rwReadLockSrc = rwHeadLua + rwLua.preludeLua(rwFieldsLua+`'r' .. owner)`) + `
+var rwReadLockSrc = rwHeadLua + rwLua.preludeLua(rwFieldsLua+`'r' .. owner, 'k' .. owner)`) + `
 local holds = tonumber(f[8])
 if not holds and f[5] ~= owner and (f[5] or (f[6] and f[6] ~= '0')) then
 	local all = redis.call('ZREVRANGE', L, 0, -1, 'WITHSCORES')
@@ -61,9 +61,9 @@ if not holds and f[5] ~= owner and (f[5] or (f[6] and f[6] ~= '0')) then
 	end
 	return {0, 0, 0, left, -1}
 end
-local up = -1
+local up, token = -1, t
 if holds then
-	holds = holds + 1
+	holds, token = holds + 1, tonumber(f[9]) or t
 else
 	holds = 1
 ` + bootLua + `
@@ -72,9 +72,9 @@ local exp = ms + ttl
 local X = math.max(x, exp)
 ` + sharedKeepLua + `
 redis.call('ZADD', L, exp, 'r' .. owner)
-redis.call('HSET', H, 'r' .. owner, holds, 'x', X, 't', t, 'e', e, 'b', b or -1)
+redis.call('HSET', H, 'r' .. owner, holds, 'k' .. owner, token, 'x', X, 't', t, 'e', e, 'b', b or -1)
 ` + sharedExpireLua + `
-return {1, holds, t, 0, up}
+return {1, holds, token, 0, up}
 `
 
 // rwWriteLockSrc: see rwHeadLua for KEYS and ARGV, with patience ms and

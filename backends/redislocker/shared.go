@@ -15,13 +15,13 @@ var _ driver.Sharer = (*Backend)(nil)
 // locks (Mode driver.Read or driver.Write) or semaphores (driver.Permits)
 // that sh describes. A view implements driver.Notifier, driver.Dequeuer,
 // driver.Inspector, driver.ForceUnlocker, driver.BatchExpirer,
-// driver.Fencer and driver.Endpointer, as the backend does, over the
-// backend's connections: its calls fail as the backend's do (see Errors
-// in the package doc), and its Close is the backend's. Each lock is one
-// script per operation, leased by the server's clock, in keys of its own
-// under the name's hash tag (see the package doc). Share fails with
-// driver.ErrInvalid for a malformed sh, and with driver.ErrClosed after
-// Close.
+// driver.Fencer, driver.HoldUnlocker and driver.Endpointer, as the backend
+// does, over the backend's connections: its calls fail as the backend's do
+// (see Errors in the package doc), and its Close is the backend's. Each
+// lock is one script per operation, leased by the server's clock, in keys
+// of its own under the name's hash tag (see the package doc). Share fails
+// with driver.ErrInvalid for a malformed sh, and with driver.ErrClosed
+// after Close.
 func (b *Backend) Share(sh driver.Share) (driver.Backend, error) {
 	if err := driver.CheckShare(sh); err != nil {
 		return nil, err
@@ -70,6 +70,7 @@ var (
 	_ driver.ForceUnlocker = (*view)(nil)
 	_ driver.BatchExpirer  = (*view)(nil)
 	_ driver.Fencer        = (*view)(nil)
+	_ driver.HoldUnlocker  = (*view)(nil)
 	_ driver.Endpointer    = (*view)(nil)
 )
 
@@ -115,7 +116,7 @@ func (v *view) TryLock(ctx context.Context, r driver.Request) (driver.Grant, err
 		args = []any{r.Owner, millis(r.TTL), v.linger, millis(r.Patience), r.Floor, v.limit, v.permits, v.publish}
 	}
 	if v.b.cfg.replicas > 0 {
-		release := func(ctx context.Context) error { return v.release(ctx, k, r.Owner) }
+		release := func(ctx context.Context) error { return v.release(ctx, k, r.Owner, 0) }
 		return v.b.acked(ctx, k.lock, v.lock, k.tried, args, v.parseGrant, release)
 	}
 	reply, err := v.lock.run(ctx, v.b.client, k.tried, args...)
@@ -173,17 +174,36 @@ func (v *view) Unlock(ctx context.Context, key, owner string) error {
 	if err := driver.CheckOwner(key, owner); err != nil {
 		return err
 	}
+	return v.unlockHold(ctx, key, owner, 0)
+}
+
+// UnlockHold implements driver.HoldUnlocker: Unlock of owner's hold in the
+// view's mode whose token is token (see driver.Sharer).
+func (v *view) UnlockHold(ctx context.Context, key, owner string, token uint64) error {
+	if err := driver.CheckToken(key, owner, token); err != nil {
+		return err
+	}
+	if token > maxFloor {
+		// No hold has such a token (see maxFloor).
+		return driver.ErrNotHeld
+	}
+	return v.unlockHold(ctx, key, owner, token)
+}
+
+// unlockHold runs the unlock script on owner's hold whose token is token
+// (0: any), and classifies its errors.
+func (v *view) unlockHold(ctx context.Context, key, owner string, token uint64) error {
 	if err := v.b.guard.Enter(); err != nil {
 		return err
 	}
 	defer v.b.guard.Exit()
-	return v.classify(v.release(ctx, v.keys(key), owner))
+	return v.classify(v.release(ctx, v.keys(key), owner, token))
 }
 
-// release runs the unlock script. Its errors are unclassified, but for
-// ErrNotHeld.
-func (v *view) release(ctx context.Context, k *sharedKeys, owner string) error {
-	reply, err := v.unlock.run(ctx, v.b.client, k.own, v.mode, owner, v.publish)
+// release runs the unlock script on owner's hold whose token is token (0:
+// any). Its errors are unclassified, but for ErrNotHeld.
+func (v *view) release(ctx context.Context, k *sharedKeys, owner string, token uint64) error {
+	reply, err := v.unlock.run(ctx, v.b.client, k.own, v.mode, owner, token, v.publish)
 	return held(reply, err)
 }
 

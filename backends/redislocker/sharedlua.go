@@ -140,11 +140,13 @@ x = x or 0
 `
 }
 
-// unlockSrc: KEYS lock, leases[, queue]; ARGV mode letter, owner, publish
-// command. Returns -1 when owner holds nothing in the mode, else its holds
-// left. The last hold ends as if it had run out, and is announced; the
-// lock's last one leaves only the counter. (The first two leases tell at
-// once whether owner's is the only one.)
+// unlockSrc: KEYS lock, leases[, queue]; ARGV mode letter, owner, token
+// (decimal, 0 for any), publish command. Returns -1 when owner holds
+// nothing in the mode, or holds it under another token (a write hold's
+// "k", another hold's "k"+owner), else its holds left. The last hold ends
+// as if it had run out, and is announced; the lock's last one leaves only
+// the counter. (The first two leases tell at once whether owner's is the
+// only one.)
 func (k sharedLua) unlockSrc() string {
 	return k.keys + `
 local m = ARGV[1] .. ARGV[2]
@@ -153,7 +155,10 @@ local first = redis.call('ZRANGE', L, 0, 1, 'WITHSCORES')
 local sole = first[1] == m and not first[3]
 local s = sole and tonumber(first[2]) or tonumber(redis.call('ZSCORE', L, m))
 if not s or s < ms then return -1 end
-local holds = tonumber(redis.call('HGET', H, m))
+local h = redis.call('HMGET', H, m, ARGV[1] == 'w' and 'k' or 'k' .. ARGV[2])
+local token = tonumber(ARGV[3])
+if token > 0 and tonumber(h[2]) ~= token then return -1 end
+local holds = tonumber(h[1])
 if holds > 1 then return redis.call('HINCRBY', H, m, -1) end
 if sole then
 	` + k.idleLua(k.owned) + `
@@ -239,19 +244,17 @@ return out
 
 // sharedFenceSrc: KEYS lock, leases; ARGV mode letter, owner, token
 // (decimal). If owner holds the lock in the mode, raises the token of its
-// hold (a write hold's "k", a semaphore hold's "k"+owner; a read hold
-// carries the counter) and the counter to at least the token, and returns
-// 1; else returns -1.
+// hold (a write hold's "k", another hold's "k"+owner) and the counter to
+// at least the token, and returns 1; else returns -1.
 const sharedFenceSrc = `
 local H, L = KEYS[1], KEYS[2]
 local mode, owner, token = ARGV[1], ARGV[2], tonumber(ARGV[3])
 ` + timeLua + `
 local s = tonumber(redis.call('ZSCORE', L, mode .. owner))
 if not s or s < ms then return -1 end
-local field = 'k'
-if mode == 'h' then field = 'k' .. owner end
+local field = mode == 'w' and 'k' or 'k' .. owner
 local f = redis.call('HMGET', H, 't', field)
-if mode ~= 'r' and tonumber(f[2]) < token then redis.call('HSET', H, field, ARGV[3]) end
+if (tonumber(f[2]) or 0) < token then redis.call('HSET', H, field, ARGV[3]) end
 if tonumber(f[1]) < token then redis.call('HSET', H, 't', ARGV[3]) end
 return 1
 `
