@@ -55,7 +55,7 @@ func benchLocks(b *testing.B, srv *redistest.Server) []benchLock {
 		}
 		v := sv.(*view)
 		locks = append(locks, benchLock{c.name, v, func(ctx context.Context, key, owner string) error {
-			return eval(ctx, bk, v.unlock, v.keys(key).own, v.mode, owner, v.publish)
+			return eval(ctx, bk, v.unlock, v.keys(key).own, v.mode, owner, 0, v.publish)
 		}})
 	}
 	return locks
