@@ -33,9 +33,10 @@ import (
 // an Unlock that may have run is sent again only where the owner holds the
 // lock once, since each Unlock drops a hold, whoever's it is. Every
 // release names the member's hold by the member's token where the member
-// can (driver.HoldUnlocker) and the combinator knows it, so that a release
-// held up in the network that reaches a member after the owner locked
-// again drops no later hold. It reports "not acquired" (so a Store returns
+// can (driver.HoldUnlocker): the token the combinator knows or, where the
+// reply that carried it was lost, the one the member reports (Inspect, on
+// a combinator of mutexes), so that a release held up in the network that
+// reaches a member after the owner locked again drops no later hold. It reports "not acquired" (so a Store returns
 // driver.ErrNotAcquired, or waits and tries again) only when a member
 // refused: another owner holds it. A member that failed or timed out, a
 // late grant or a budget that ran out mid-attempt is an error wrapping

@@ -63,14 +63,16 @@ import (
 // attempt's. For the same reason an Unlock that may have run on a member
 // is sent again only while the owner holds the lock there once. Every
 // release names the member's hold by the member's token where the member
-// can (driver.HoldUnlocker) and the combinator knows it, so that a release
-// held up in the network that reaches a member after the owner locked
-// again drops no later hold. A failed attempt reports "not acquired" (Grant.Acquired
-// false, no error; a Store turns it into driver.ErrNotAcquired and, if
-// waiting, tries again) only when another owner holds the lock: more than
-// N-(N/2+1) members answered no, so no quorum could be reached. Every
-// other failure to decide is an error wrapping driver.ErrUnavailable,
-// naming the reason and each member's error: members failed or timed out
+// can (driver.HoldUnlocker): the token the combinator knows or, where the
+// reply that carried it was lost, the one the member reports (Inspect, on
+// a combinator of mutexes), so that a release held up in the network that
+// reaches a member after the owner locked again drops no later hold. A
+// failed attempt reports "not acquired" (Grant.Acquired false, no error; a
+// Store turns it into driver.ErrNotAcquired and, if waiting, tries again)
+// only when another owner holds the lock: more than N-(N/2+1) members
+// answered no, so no quorum could be reached. Every other failure to
+// decide is an error wrapping driver.ErrUnavailable, naming the reason and
+// each member's error: members failed or timed out
 // (a member's own ErrUnavailable, nothing sent, counts as failed), the
 // restart guard left members out, no validity was left (a late grant), or
 // the caller's budget ran out mid-attempt. Nothing is held afterwards, so

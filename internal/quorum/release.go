@@ -42,14 +42,31 @@ func (e *engine) unlock(ctx context.Context, ts []target, owner string) error {
 }
 
 // releaseHold drops owner's hold on t, naming it by the member's token when
-// the token is known and the member can (driver.HoldUnlocker): a release
-// that reaches the member late, after the owner locked again, then drops
-// no later hold.
+// the member can (driver.HoldUnlocker): a release that reaches the member
+// late, after the owner locked again, then drops no later hold. The token
+// is the one given or, when that is unknown (0: the reply of the call
+// that took the hold was lost), the one the member reports for the
+// owner's hold, when it can tell (Inspect, one more round trip; not on a
+// view of shared locks, whose State names no hold's token). A member that
+// reports no hold of the owner has nothing to release: ErrNotHeld.
 func releaseHold(ctx context.Context, t target, owner string, token uint64) error {
-	if token != 0 && t.holder != nil {
-		return t.holder.UnlockHold(ctx, t.key, owner, token)
+	if t.holder == nil {
+		return t.b.Unlock(ctx, t.key, owner)
 	}
-	return t.b.Unlock(ctx, t.key, owner)
+	if token == 0 && t.inspector != nil && !t.view {
+		st, err := t.inspector.Inspect(ctx, t.key)
+		switch {
+		case err != nil:
+			return err
+		case !st.Held || st.Owner != owner:
+			return driver.ErrNotHeld
+		}
+		token = st.Token
+	}
+	if token == 0 {
+		return t.b.Unlock(ctx, t.key, owner)
+	}
+	return t.holder.UnlockHold(ctx, t.key, owner, token)
 }
 
 // expire renews owner's lease on every target at once.
