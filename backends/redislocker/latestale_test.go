@@ -118,6 +118,9 @@ func TestALateReleaseDropsNoLaterHold(t *testing.T) {
 			cancel()
 			require.True(t, locker.IsUnknown(err), "the release's request is held: %v", err)
 
+			// The hold is released again on a new connection (in the
+			// background, or by the next attempt, which gives back the
+			// stale hold it finds) before the owner holds the lock again.
 			later, err := h.take(ctx)
 			require.NoError(t, err)
 			defer func() { _ = later.Unlock(ctx) }()
