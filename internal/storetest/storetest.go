@@ -1,6 +1,7 @@
 // Package storetest keeps the Stores of tests: one per driver per test, as
 // a process keeps one per store it uses, so that the Mutexes a test makes
 // on one driver share its subscriptions, watchdog and shared-owner holds.
+// Releases records how a driver's releases name their holds.
 package storetest
 
 import (

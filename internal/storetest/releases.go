@@ -1,0 +1,45 @@
+package storetest
+
+import (
+	"context"
+	"sync"
+
+	"github.com/distlock/distlock/backends/memlocker"
+)
+
+// Releases is a mem client that records how each of its releases named
+// its hold: by token (UnlockHold), or by owner alone (Unlock, recorded as
+// 0).
+type Releases struct {
+	*memlocker.Client
+	mu     sync.Mutex
+	tokens []uint64
+}
+
+// NewReleases records the releases of c.
+func NewReleases(c *memlocker.Client) *Releases { return &Releases{Client: c} }
+
+func (r *Releases) record(token uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.tokens = append(r.tokens, token)
+}
+
+// Unlock implements driver.Backend, recording 0.
+func (r *Releases) Unlock(ctx context.Context, key, owner string) error {
+	r.record(0)
+	return r.Client.Unlock(ctx, key, owner)
+}
+
+// UnlockHold implements driver.HoldUnlocker, recording token.
+func (r *Releases) UnlockHold(ctx context.Context, key, owner string, token uint64) error {
+	r.record(token)
+	return r.Client.UnlockHold(ctx, key, owner, token)
+}
+
+// Seen returns the tokens the releases named so far, in order.
+func (r *Releases) Seen() []uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]uint64(nil), r.tokens...)
+}
