@@ -221,8 +221,8 @@ func testRWInspection(ctx context.Context, t *testing.T, s *suite) {
 	assert.False(t, st.Held, "a lock never taken")
 	assert.Empty(t, st.Holders)
 
-	takes(ctx, t, read, key, o[2], s.long, "a reader")
-	takes(ctx, t, read, key, o[0], 2*s.unit, "a reader")
+	r2 := takes(ctx, t, read, key, o[2], s.long, "a reader")
+	r0 := takes(ctx, t, read, key, o[0], 2*s.unit, "a reader")
 	takes(ctx, t, read, key, o[0], 2*s.unit, "the reader re-enters")
 	st = sharedState(ctx, t, write, key)
 	assert.True(t, st.Held)
@@ -237,13 +237,15 @@ func testRWInspection(ctx context.Context, t *testing.T, s *suite) {
 		assert.Zero(t, st.Holders[0].Permits)
 		assert.Positive(t, st.Holders[0].Remaining)
 		assert.LessOrEqual(t, st.Holders[0].Remaining, 2*s.unit+s.h.Granularity())
+		keepsToken(t, read, st.Holders[0], r0.Token)
+		keepsToken(t, read, st.Holders[1], r2.Token)
 	}
 	for _, who := range []string{o[0], o[0], o[2]} {
 		unlocks(ctx, t, read, key, who)
 	}
 
 	w := takes(ctx, t, write, key, o[1], s.long, "a writer")
-	takes(ctx, t, read, key, o[1], s.long, "the writer's read hold")
+	r1 := takes(ctx, t, read, key, o[1], s.long, "the writer's read hold")
 	st = sharedState(ctx, t, read, key)
 	assert.True(t, st.Held)
 	assert.Equal(t, o[1], st.Owner, "the writer is Owner")
@@ -251,6 +253,8 @@ func testRWInspection(ctx context.Context, t *testing.T, s *suite) {
 	assert.Equal(t, w.Token, st.Token)
 	if assert.Len(t, st.Holders, 2) {
 		assert.Equal(t, []driver.Mode{driver.Read, driver.Write}, []driver.Mode{st.Holders[0].Mode, st.Holders[1].Mode}, "one owner's holds sorted by mode")
+		keepsToken(t, read, st.Holders[0], r1.Token)
+		keepsToken(t, write, st.Holders[1], w.Token)
 	}
 	unlocks(ctx, t, write, key, o[1])
 	unlocks(ctx, t, read, key, o[1])

@@ -201,8 +201,8 @@ func testSemInspection(ctx context.Context, t *testing.T, s *suite) {
 	assert.False(t, st.Held, "a semaphore never taken")
 	assert.Zero(t, st.Limit, "an unused semaphore has no limit")
 
-	takes(ctx, t, vs[1], key, o[1], s.long, "two of four")
-	takes(ctx, t, vs[0], key, o[0], 2*s.unit, "one of four")
+	g1 := takes(ctx, t, vs[1], key, o[1], s.long, "two of four")
+	g0 := takes(ctx, t, vs[0], key, o[0], 2*s.unit, "one of four")
 	takes(ctx, t, vs[0], key, o[0], 2*s.unit, "re-entry")
 	st = sharedState(ctx, t, vs[0], key)
 	assert.True(t, st.Held)
@@ -218,6 +218,8 @@ func testSemInspection(ctx context.Context, t *testing.T, s *suite) {
 		assert.Equal(t, 2, b.Permits)
 		assert.Positive(t, a.Remaining)
 		assert.LessOrEqual(t, a.Remaining, 2*s.unit+s.h.Granularity())
+		keepsToken(t, vs[0], a, g0.Token)
+		keepsToken(t, vs[1], b, g1.Token)
 	}
 	f, ok := vs[0].(driver.ForceUnlocker)
 	if !ok {

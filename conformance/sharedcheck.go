@@ -156,3 +156,13 @@ func hears(t *testing.T, heard chan struct{}, why string) {
 		t.Fatalf("%s: the watcher heard nothing within %v", why, notifyLimit)
 	}
 }
+
+// keepsToken checks the token holder h keeps against the token of its
+// grant: a view that releases by token (driver.HoldUnlocker) must report
+// it, another may report 0 instead.
+func keepsToken(t *testing.T, v driver.Backend, h driver.Holder, token uint64) {
+	t.Helper()
+	if _, ok := v.(driver.HoldUnlocker); ok || h.Token != 0 {
+		assert.Equal(t, token, h.Token, "the token %.12s keeps in mode %v", h.Owner, h.Mode)
+	}
+}

@@ -135,3 +135,21 @@ type State struct {
 	// otherwise.
 	Limit int
 }
+
+// HoldOf reports whether owner holds the lock s describes, in mode on a
+// shared lock (0 for a mutex), and the token of that hold (0 when the
+// store does not say).
+func (s State) HoldOf(owner string, mode Mode) (token uint64, held bool) {
+	if mode == 0 {
+		if s.Held && s.Owner == owner {
+			return s.Token, true
+		}
+		return 0, false
+	}
+	for _, h := range s.Holders {
+		if h.Owner == owner && h.Mode == mode {
+			return h.Token, true
+		}
+	}
+	return 0, false
+}

@@ -172,6 +172,10 @@ type Holder struct {
 	Holds, Permits int
 	// Remaining is the hold's remaining lease.
 	Remaining time.Duration
+	// Token is the token the hold keeps (see Sharer: the one its first
+	// Grant carried, as Fence raised it), which UnlockHold names; 0 when
+	// the store does not say. A view that is a HoldUnlocker says.
+	Token uint64
 }
 
 // Dequeuer is an optional capability: leaving a wait list or queue that an

@@ -155,21 +155,22 @@ func (m *Mutex) undo(ctx context.Context, c cleanup) cleanup {
 // that may have taken them never heard, so that their releases name them
 // (see storeUnlock): an owner-only Unlock that reaches the store late
 // could drop the Mutex's next hold. The store is asked who holds the lock
-// when it can both tell and release by token; if the owner holds nothing,
-// there is nothing to give back. Otherwise c is returned as it is: so on
-// a view of shared locks, whose State names no hold's token.
+// when it can both tell and release by token; if the owner holds nothing
+// (in the view's mode, on a view of shared locks), there is nothing to
+// give back. Otherwise c is returned as it is.
 func (m *Mutex) nameHolds(ctx context.Context, c cleanup) cleanup {
-	if m.s.holder == nil || m.s.inspector == nil || m.s.view {
+	if m.s.holder == nil || m.s.inspector == nil {
 		return c
 	}
 	st, err := m.s.inspector.Inspect(ctx, m.name)
-	switch {
-	case err != nil:
-	case !st.Held || st.Owner != m.owner:
-		c.holds = 0
-	default:
-		c.token = st.Token
+	if err != nil {
+		return c
 	}
+	token, held := st.HoldOf(m.owner, m.s.mode)
+	if !held {
+		c.holds = 0
+	}
+	c.token = token
 	return c
 }
 

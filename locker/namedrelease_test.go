@@ -37,30 +37,43 @@ func TestReleasesNameTheirHold(t *testing.T) {
 		"the Lease's release and the lost attempt's, each by its hold's token")
 }
 
-// TestALostSharedAttemptIsGivenBack: a read or semaphore hold taken by an
-// attempt whose reply was lost is given back, although the lock's State,
-// which names the writer only, does not say that the owner holds it.
+// TestALostSharedAttemptIsGivenBack: a read, write or semaphore hold taken
+// by an attempt whose reply was lost is given back, named by the token the
+// store reports for the owner's hold in the view's mode (the lock's Owner
+// and Token are the writer's only).
 func TestALostSharedAttemptIsGivenBack(t *testing.T) {
 	ctx := context.Background()
-	c := memlocker.New()
-	s := locker.NewStore(c)
+	r := storetest.NewReleases(memlocker.New())
+	s := locker.NewStore(r)
 	defer s.Close()
 	rw, err := s.RWMutex("rw")
 	require.NoError(t, err)
 	sem, err := s.Semaphore("sem", 2)
 	require.NoError(t, err)
+	// A write first, so that a read hold's token, the last write's, is
+	// not 0.
+	w, err := rw.TryLock(ctx)
+	require.NoError(t, err)
+	require.NoError(t, w.Unlock(ctx))
 	for _, tc := range []struct {
 		name    string
-		attempt func() error
+		attempt func() (*locker.Lease, error)
 		inspect func(context.Context) (locker.State, error)
 	}{
-		{"read", func() error { _, err := rw.TryRLock(ctx); return err }, rw.Inspect},
-		{"permits", func() error { _, err := sem.TryAcquire(ctx, 1); return err }, sem.Inspect},
+		{"read", func() (*locker.Lease, error) { return rw.TryRLock(ctx) }, rw.Inspect},
+		{"write", func() (*locker.Lease, error) { return rw.TryLock(ctx) }, rw.Inspect},
+		{"permits", func() (*locker.Lease, error) { return sem.TryAcquire(ctx, 1) }, sem.Inspect},
 	} {
-		c.TimeoutNext(1) // the attempt takes the hold, and its reply is lost
-		require.ErrorIs(t, tc.attempt(), memlocker.ErrTimeout, tc.name)
+		before := len(r.Seen())
+
+		r.TimeoutNext(1) // the attempt takes the hold, and its reply is lost
+		_, err = tc.attempt()
+		require.ErrorIs(t, err, memlocker.ErrTimeout, tc.name)
 		st, err := tc.inspect(ctx)
 		require.NoError(t, err)
 		assert.False(t, st.Held, "%s: the lost attempt's hold was given back: %+v", tc.name, st)
+		if seen := r.Seen()[before:]; assert.Len(t, seen, 1, tc.name) {
+			assert.NotZero(t, seen[0], "%s: the release names the hold", tc.name)
+		}
 	}
 }

@@ -46,6 +46,11 @@ type Holder struct {
 	Holds, Permits int
 	// Remaining is the hold's remaining lease.
 	Remaining time.Duration
+	// Token is the hold's fencing token: a write or semaphore hold's own,
+	// a read hold's the token of the last write when it began (raised,
+	// through a MultiLock or RedLock, to agree across members); 0 when the
+	// store does not say (etcd's read holds).
+	Token uint64
 }
 
 func stateOf(s driver.State) State {
@@ -53,7 +58,7 @@ func stateOf(s driver.State) State {
 	for _, h := range s.Holders {
 		st.Holders = append(st.Holders, Holder{
 			Owner: h.Owner, Label: labelOf(h.Owner), Write: h.Mode == driver.Write,
-			Holds: h.Holds, Permits: h.Permits, Remaining: h.Remaining,
+			Holds: h.Holds, Permits: h.Permits, Remaining: h.Remaining, Token: h.Token,
 		})
 	}
 	return st

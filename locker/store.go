@@ -57,7 +57,8 @@ type Store struct {
 	// first needed and closed by Close; a view's Store does not close its
 	// driver, which is this Store's.
 	views map[driver.Share]*Store
-	view  bool
+	// mode is a view's Store's view's mode; 0 on a Store over a driver.
+	mode driver.Mode
 	// done is closed by Close: it ends waits and background cleanups.
 	done      chan struct{}
 	closeOnce sync.Once
@@ -181,7 +182,7 @@ func (s *Store) Close() error {
 		}
 		s.cleanups.Wait()
 		s.hub.close()
-		if s.d != nil && !s.view {
+		if s.d != nil && s.mode == 0 {
 			s.closeErr = s.d.Close()
 		}
 	})
@@ -225,7 +226,7 @@ func (s *Store) viewOf(sh driver.Share) (*Store, error) {
 		return nil, err
 	}
 	v := NewStore(d)
-	v.tel, v.view = s.tel, true
+	v.tel, v.mode = s.tel, sh.Mode
 	// A view's wait list is left with Dequeue. Only on a view: every
 	// combinator has the method, which does nothing for its mutexes. Nor
 	// on a read view: readers keep no wait list (see driver.Sharer).

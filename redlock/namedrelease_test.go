@@ -19,25 +19,53 @@ import (
 // which undoes the failed attempt, names that hold by the token the member
 // reports: a release naming the owner alone, reaching the member late,
 // could drop the owner's next hold there.
+//
+// So on the RedLock's views of shared locks too, by the token the member
+// reports for the owner's hold in the view's mode.
 func TestALostMemberGrantIsReleasedByToken(t *testing.T) {
-	ctx := context.Background()
-	stores := quorumtest.NewMem(3)
-	rs := make([]*storetest.Releases, 3)
-	bs := make([]driver.Backend, 3)
-	for i, c := range stores.Clients() {
-		rs[i] = storetest.NewReleases(c)
-		bs[i] = rs[i]
-	}
-	rl := newRL(t, bs)
-	owner := locker.NewOwner()
+	for _, sh := range []driver.Share{{}, {Mode: driver.Write}, {Mode: driver.Permits, Limit: 1, Permits: 1}} {
+		t.Run(shareName(sh), func(t *testing.T) {
+			ctx := context.Background()
+			stores := quorumtest.NewMem(3)
+			rs := make([]*storetest.Releases, 3)
+			bs := make([]driver.Backend, 3)
+			for i, c := range stores.Clients() {
+				rs[i] = storetest.NewReleases(c)
+				bs[i] = rs[i]
+			}
+			b := newRL(t, bs)
+			if sh.Mode != 0 {
+				v, err := b.(driver.Sharer).Share(sh)
+				require.NoError(t, err)
+				b = v
+			}
+			owner := locker.NewOwner()
 
-	rs[0].TimeoutNext(1)   // the attempt takes member 0, and its reply is lost
-	rs[1].FailNext(1, nil) // member 1 is not asked
-	_, err := rl.TryLock(ctx, driver.Request{Key: "k", Owner: owner, TTL: time.Minute})
-	require.Error(t, err)
-	assert.Equal(t, quorumtest.Repeat("", 3), stores.Holders(t, "k"), "the failed attempt was undone")
-	tokens := rs[0].Seen()
-	require.Len(t, tokens, 1, "member 0 was released once")
-	assert.NotZero(t, tokens[0], "the lost grant's release names its hold")
-	assert.Empty(t, rs[1].Seen(), "member 1 holds nothing")
+			rs[0].TimeoutNext(1)   // the attempt takes member 0, and its reply is lost
+			rs[1].FailNext(1, nil) // member 1 is not asked
+			_, err := b.TryLock(ctx, driver.Request{Key: "k", Owner: owner, TTL: time.Minute})
+			require.Error(t, err)
+			probe := locker.NewOwner()
+			g, err := rs[0].Client.TryLock(ctx, driver.Request{Key: "k", Owner: probe, TTL: time.Minute})
+			if sh.Mode != 0 {
+				v, verr := rs[0].Client.Share(sh)
+				require.NoError(t, verr)
+				g, err = v.TryLock(ctx, driver.Request{Key: "k", Owner: probe, TTL: time.Minute})
+			}
+			require.NoError(t, err)
+			assert.True(t, g.Acquired, "the failed attempt was undone on member 0")
+			tokens := rs[0].Seen()
+			require.Len(t, tokens, 1, "member 0 was released once")
+			assert.NotZero(t, tokens[0], "the lost grant's release names its hold")
+			assert.Empty(t, rs[1].Seen(), "member 1 holds nothing")
+		})
+	}
+}
+
+// shareName names a view of a test, "mutex" for none.
+func shareName(sh driver.Share) string {
+	if sh.Mode == 0 {
+		return "mutex"
+	}
+	return sh.Mode.String()
 }

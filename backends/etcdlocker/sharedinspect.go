@@ -58,7 +58,7 @@ func (v *view) inspect(ctx context.Context, key string) (driver.State, error) {
 		if left <= 0 {
 			continue // the lease ended after the read, and took the hold
 		}
-		st.Holders = append(st.Holders, driver.Holder{Owner: h.owner, Mode: h.mode(), Holds: h.v.holds, Permits: h.v.permits, Remaining: left})
+		st.Holders = append(st.Holders, driver.Holder{Owner: h.owner, Mode: h.mode(), Holds: h.v.holds, Permits: h.v.permits, Remaining: left, Token: h.v.token})
 		st.Held = true
 		st.Remaining = max(st.Remaining, left)
 		if h.letter == writeLetter {

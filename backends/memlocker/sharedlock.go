@@ -231,7 +231,7 @@ func (s *Store) sharedInspect(k sharedKey) (st driver.State, n []*driver.Callbac
 		st = driver.State{Token: l.counter, Limit: l.limit}
 		for id, h := range l.holds {
 			left := h.expires.Sub(now)
-			st.Holders = append(st.Holders, driver.Holder{Owner: id.owner, Mode: id.mode, Holds: h.holds, Permits: h.permits, Remaining: left})
+			st.Holders = append(st.Holders, driver.Holder{Owner: id.owner, Mode: id.mode, Holds: h.holds, Permits: h.permits, Remaining: left, Token: h.token})
 			st.Held = true
 			st.Remaining = max(st.Remaining, left)
 			if id.mode == driver.Write {

@@ -94,6 +94,25 @@ func (v *view) Inspect(ctx context.Context, key string) (driver.State, error) {
 	return st, nil
 }
 
+// holdToken reads the token hd keeps from the lock hash h: a write hold's
+// "k", another hold's "k"+owner; 0 when it has none (a read hold taken by
+// a release of this package that kept no token).
+func holdToken(h map[string]string, hd driver.Holder) (uint64, error) {
+	field := "k" + hd.Owner
+	if hd.Mode == driver.Write {
+		field = "k"
+	}
+	v, ok := h[field]
+	if !ok {
+		return 0, nil
+	}
+	token, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("malformed token of %q: %q", hd.Owner, v)
+	}
+	return token, nil
+}
+
 // modes maps the letters that name holds in the scripts to their modes.
 var modes = map[byte]driver.Mode{'r': driver.Read, 'w': driver.Write, 'h': driver.Permits}
 
@@ -146,6 +165,9 @@ func parseSharedState(reply any) (driver.State, error) {
 			if hd.Permits, err = strconv.Atoi(h["p"+hd.Owner]); err != nil {
 				return driver.State{}, fmt.Errorf("malformed permits of %q: %w", member, err)
 			}
+		}
+		if hd.Token, err = holdToken(h, hd); err != nil {
+			return driver.State{}, err
 		}
 		if mode == driver.Write {
 			st.Owner, st.Holds = hd.Owner, hd.Holds

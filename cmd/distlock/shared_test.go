@@ -53,7 +53,12 @@ func TestRunTakesSharedLocks(t *testing.T) {
 	var st statusReport
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &st))
 	assert.Equal(t, 2, st.Limit)
-	assert.Len(t, st.Holders, 2)
+	if assert.Len(t, st.Holders, 2) {
+		a, b := st.Holders[0].Token, st.Holders[1].Token
+		assert.Positive(t, a, "each holder's token")
+		assert.Positive(t, b, "each holder's token")
+		assert.NotEqual(t, a, b, "every acquisition of a semaphore has a token of its own")
+	}
 	r = distlock(t, env, "unlock", "--force", "--permits", "2", "encoders")
 	assert.Equal(t, exitOK, r.code)
 	assert.Contains(t, r.stdout, "held by 2 holders")

@@ -37,6 +37,8 @@ type holderReport struct {
 	Holds       int    `json:"holds"`
 	Permits     int    `json:"permits,omitempty"`
 	RemainingMS int64  `json:"remaining_ms"`
+	// Token is the hold's fencing token; 0 when the store does not say.
+	Token uint64 `json:"token,omitempty"`
 }
 
 func (a *app) status(ctx context.Context, args []string) int {
@@ -70,7 +72,8 @@ func (a *app) status(ctx context.Context, args []string) int {
 	}
 	r := statusReport{Lock: name, Held: st.Held, Holder: st.Owner, Label: st.Label, Holds: st.Holds, Remaining: st.Remaining, Token: st.Token, Limit: st.Limit}
 	for _, h := range st.Holders {
-		r.Holders = append(r.Holders, holderReport{Owner: h.Owner, Label: h.Label, Write: h.Write, Holds: h.Holds, Permits: h.Permits, RemainingMS: h.Remaining.Milliseconds()})
+		r.Holders = append(r.Holders, holderReport{Owner: h.Owner, Label: h.Label, Write: h.Write, Holds: h.Holds, Permits: h.Permits,
+			RemainingMS: h.Remaining.Milliseconds(), Token: h.Token})
 	}
 	if *asJSON {
 		r.RemainingMS = r.Remaining.Milliseconds()
@@ -172,5 +175,9 @@ func (h holderReport) describe() string {
 	if h.Label != "" {
 		d += ", label " + h.Label
 	}
-	return fmt.Sprintf("%s, holds %d, %v left", d, h.Holds, (time.Duration(h.RemainingMS) * time.Millisecond))
+	d = fmt.Sprintf("%s, holds %d, %v left", d, h.Holds, (time.Duration(h.RemainingMS) * time.Millisecond))
+	if h.Token != 0 {
+		d += fmt.Sprintf(", token %d", h.Token)
+	}
+	return d
 }

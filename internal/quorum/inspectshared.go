@@ -18,10 +18,11 @@ type holderID struct {
 // sharedState combines the members' states of a view's shared lock, by the
 // rule inspect applies to a mutex's owner, holder by holder: an owner holds
 // the lock in a mode when it does on the needed members, with the hold
-// count and remaining lease the best needed of them have in common. The
-// state is unknown (an error) when so many members did not answer that a
-// holder found on fewer may hold it, or that they may hide one. Of the
-// holders, the writer's are Owner and Holds; Remaining is the longest
+// count and remaining lease the best needed of them have in common, and the
+// highest token they keep for it. The state is unknown (an error) when so
+// many members did not answer that a holder found on fewer may hold it, or
+// that they may hide one. Of the holders, the writer's are Owner and
+// Holds; Remaining is the longest
 // remaining lease; Limit is what the needed members report; Token is the
 // write hold's combined token, or without a writer the highest counter of
 // the members that answered, as for a mutex that is not held.
@@ -83,6 +84,7 @@ func (e *engine) mergeHolder(states []driver.State, id holderID, held []int) dri
 			if mh.Owner == id.owner && mh.Mode == id.mode {
 				holds[j], remaining[j] = mh.Holds, mh.Remaining
 				h.Permits = max(h.Permits, mh.Permits)
+				h.Token = max(h.Token, mh.Token)
 			}
 		}
 	}

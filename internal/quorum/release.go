@@ -46,22 +46,21 @@ func (e *engine) unlock(ctx context.Context, ts []target, owner string) error {
 // late, after the owner locked again, then drops no later hold. The token
 // is the one given or, when that is unknown (0: the reply of the call
 // that took the hold was lost), the one the member reports for the
-// owner's hold, when it can tell (Inspect, one more round trip; not on a
-// view of shared locks, whose State names no hold's token). A member that
-// reports no hold of the owner has nothing to release: ErrNotHeld.
+// owner's hold, when it can tell (Inspect, one more round trip). A member
+// that reports no hold of the owner has nothing to release: ErrNotHeld.
 func releaseHold(ctx context.Context, t target, owner string, token uint64) error {
 	if t.holder == nil {
 		return t.b.Unlock(ctx, t.key, owner)
 	}
-	if token == 0 && t.inspector != nil && !t.view {
+	if token == 0 && t.inspector != nil {
 		st, err := t.inspector.Inspect(ctx, t.key)
-		switch {
-		case err != nil:
+		if err != nil {
 			return err
-		case !st.Held || st.Owner != owner:
+		}
+		var held bool
+		if token, held = st.HoldOf(owner, t.mode); !held {
 			return driver.ErrNotHeld
 		}
-		token = st.Token
 	}
 	if token == 0 {
 		return t.b.Unlock(ctx, t.key, owner)

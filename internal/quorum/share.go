@@ -52,7 +52,7 @@ func (c *combinator) Share(s driver.Share) (driver.Backend, error) {
 			return nil, fmt.Errorf("%s: %s: %w", c.kind.name, t.label, err)
 		}
 		ts[i] = newTarget(m, t.key, t.label)
-		ts[i].view = true
+		ts[i].mode = s.Mode
 		// The same store: what the combinator learnt of its round trips
 		// holds for the view.
 		ts[i].rtt = t.rtt

@@ -21,9 +21,9 @@ type target struct {
 	forcer    driver.ForceUnlocker
 	queuer    driver.Queuer
 	holder    driver.HoldUnlocker
-	// view is set on a member's view of shared locks (see Share), whose
-	// State names no hold's token (see releaseHold).
-	view bool
+	// mode is the mode of a member's view of shared locks (see Share), 0
+	// on a member's mutexes.
+	mode driver.Mode
 	// fencer raises the member's tokens: the member itself when it is a
 	// driver.Fencer, or a nested combinator's own fence when some of its
 	// members can fence.
