@@ -34,15 +34,16 @@ import (
 // lock once, since each Unlock drops a hold, whoever's it is. Every
 // release names the member's hold by the member's token where the member
 // can (driver.HoldUnlocker): the token the combinator knows or, where the
-// reply that carried it was lost, the one the member reports (Inspect, on
-// a combinator of mutexes), so that a release held up in the network that
-// reaches a member after the owner locked again drops no later hold. It reports "not acquired" (so a Store returns
-// driver.ErrNotAcquired, or waits and tries again) only when a member
-// refused: another owner holds it. A member that failed or timed out, a
-// late grant or a budget that ran out mid-attempt is an error wrapping
-// driver.ErrUnavailable that names the reason and the members; the outcome
-// is unknown (an error that is none of driver's sentinels) only on a
-// re-entry whose members may all still hold the lock. The member timeout
+// reply that carried it was lost, the one the member reports (Inspect),
+// so that a release held up in the network that reaches a member after
+// the owner locked again drops no later hold. It reports "not acquired"
+// (so a Store returns driver.ErrNotAcquired, or waits and tries again)
+// only when a member refused: another owner holds it. A member that failed
+// or timed out, a late grant or a budget that ran out mid-attempt is an
+// error wrapping driver.ErrUnavailable that names the reason and the
+// members; the outcome is unknown (an error that is none of driver's
+// sentinels) only on a re-entry whose members may all still hold the
+// lock. The member timeout
 // follows each member's observed round trip (combine.WithMemberTimeout):
 // members 100 ms away work with the defaults.
 //

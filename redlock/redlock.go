@@ -64,9 +64,9 @@ import (
 // is sent again only while the owner holds the lock there once. Every
 // release names the member's hold by the member's token where the member
 // can (driver.HoldUnlocker): the token the combinator knows or, where the
-// reply that carried it was lost, the one the member reports (Inspect, on
-// a combinator of mutexes), so that a release held up in the network that
-// reaches a member after the owner locked again drops no later hold. A
+// reply that carried it was lost, the one the member reports (Inspect),
+// so that a release held up in the network that reaches a member after
+// the owner locked again drops no later hold. A
 // failed attempt reports "not acquired" (Grant.Acquired false, no error; a
 // Store turns it into driver.ErrNotAcquired and, if waiting, tries again)
 // only when another owner holds the lock: more than N-(N/2+1) members
