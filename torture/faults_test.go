@@ -61,6 +61,12 @@ var (
 	// whose outcome it cannot know, which may leave its hold on the store.
 	lostUnlockFault = fault{name: "lost-unlock", keepMutex: true, lostUnlocks: true, inject: noFault.inject}
 
+	// rwLostUnlockFault is lostUnlockFault for a read-write lock, run
+	// three times as long: a lost release of a write hold is followed by
+	// a write (see player.rewrite), and lost releases slow every client
+	// down, so that in four seconds readers may never be seen to share.
+	rwLostUnlockFault = fault{name: "lost-unlock", keepMutex: true, lostUnlocks: true, slow: 3, inject: noFault.inject}
+
 	// cutFault cuts one client's connections (to every server, or to a
 	// random minority of a RedLock's), keeps them cut past a lease or
 	// briefly, and heals them.

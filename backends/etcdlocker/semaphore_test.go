@@ -39,6 +39,7 @@ func TestSemaphoreFIFO(t *testing.T) {
 	g = mustTry(ctx, t, two, waiting)
 	require.True(t, g.Acquired, "the first waiter gets in")
 	assert.Greater(t, g.Token, a.Token)
+	bToken := g.Token
 	c1 := mustTry(ctx, t, one, request("s", "c"))
 	require.True(t, c1.Acquired, "the last permit is free, and nobody waits")
 	assert.Greater(t, c1.Token, g.Token)
@@ -48,7 +49,10 @@ func TestSemaphoreFIFO(t *testing.T) {
 	st, err := one.(driver.Inspector).Inspect(ctx, "s")
 	require.NoError(t, err)
 	require.Len(t, st.Holders, 2)
-	for i, want := range []driver.Holder{{Owner: "b", Mode: driver.Permits, Holds: 1, Permits: 2}, {Owner: "c", Mode: driver.Permits, Holds: 1, Permits: 1}} {
+	for i, want := range []driver.Holder{
+		{Owner: "b", Mode: driver.Permits, Holds: 1, Permits: 2, Token: bToken},
+		{Owner: "c", Mode: driver.Permits, Holds: 1, Permits: 1, Token: c1.Token},
+	} {
 		h := st.Holders[i]
 		assert.Positive(t, h.Remaining)
 		h.Remaining = 0

@@ -55,7 +55,7 @@ func TestRWDowngrade(t *testing.T) {
 	st := r.state(read, "k")
 	assert.True(t, st.Held, "the read hold outlives the write hold: no gap")
 	assert.Empty(t, st.Owner, "no writer")
-	assert.Equal(t, []driver.Holder{{Owner: "a", Mode: driver.Read, Holds: 1, Remaining: time.Minute}}, st.Holders)
+	assert.Equal(t, []driver.Holder{{Owner: "a", Mode: driver.Read, Holds: 1, Remaining: time.Minute, Token: w.Token}}, st.Holders)
 	assert.False(t, r.try(write, "k", "w", time.Minute, 0).Acquired, "the kept read hold keeps writers out")
 }
 
@@ -198,8 +198,8 @@ func TestRWUnlockAndExpireByMode(t *testing.T) {
 	require.NoError(t, write.Expire(ctx, "k", "o", time.Hour))
 	st := r.state(read, "k")
 	assert.Equal(t, []driver.Holder{
-		{Owner: "o", Mode: driver.Read, Holds: 1, Remaining: time.Second},
-		{Owner: "o", Mode: driver.Write, Holds: 1, Remaining: time.Hour},
+		{Owner: "o", Mode: driver.Read, Holds: 1, Remaining: time.Second, Token: 1},
+		{Owner: "o", Mode: driver.Write, Holds: 1, Remaining: time.Hour, Token: 1},
 	}, st.Holders, "each hold has its own lease")
 	r.clock.Advance(time.Second)
 	assert.Len(t, r.state(read, "k").Holders, 1, "the read lease ran out alone")
@@ -230,8 +230,8 @@ func TestRWInspect(t *testing.T) {
 	assert.Equal(t, driver.State{
 		Held: true, Owner: "m", Holds: 2, Remaining: 3 * time.Minute, Token: 1,
 		Holders: []driver.Holder{
-			{Owner: "m", Mode: driver.Read, Holds: 1, Remaining: 3 * time.Minute},
-			{Owner: "m", Mode: driver.Write, Holds: 2, Remaining: time.Minute},
+			{Owner: "m", Mode: driver.Read, Holds: 1, Remaining: 3 * time.Minute, Token: 1},
+			{Owner: "m", Mode: driver.Write, Holds: 2, Remaining: time.Minute, Token: 1},
 		},
 	}, st)
 
@@ -243,9 +243,9 @@ func TestRWInspect(t *testing.T) {
 	assert.Equal(t, driver.State{
 		Held: true, Remaining: 3 * time.Minute, Token: 1,
 		Holders: []driver.Holder{
-			{Owner: "a", Mode: driver.Read, Holds: 1, Remaining: 2 * time.Minute},
-			{Owner: "c", Mode: driver.Read, Holds: 1, Remaining: time.Minute},
-			{Owner: "m", Mode: driver.Read, Holds: 1, Remaining: 3 * time.Minute},
+			{Owner: "a", Mode: driver.Read, Holds: 1, Remaining: 2 * time.Minute, Token: 1},
+			{Owner: "c", Mode: driver.Read, Holds: 1, Remaining: time.Minute, Token: 1},
+			{Owner: "m", Mode: driver.Read, Holds: 1, Remaining: 3 * time.Minute, Token: 1},
 		},
 	}, r.state(read, "k"), "readers only: no Owner, holders sorted by owner")
 }

@@ -188,8 +188,8 @@ func TestSemaphoreInspect(t *testing.T) {
 	assert.Equal(t, driver.State{
 		Held: true, Remaining: 3 * time.Minute, Token: 2, Limit: 4,
 		Holders: []driver.Holder{
-			{Owner: "a", Mode: driver.Permits, Holds: 2, Permits: 1, Remaining: 3 * time.Minute},
-			{Owner: "b", Mode: driver.Permits, Holds: 1, Permits: 2, Remaining: time.Minute},
+			{Owner: "a", Mode: driver.Permits, Holds: 2, Permits: 1, Remaining: 3 * time.Minute, Token: 2},
+			{Owner: "b", Mode: driver.Permits, Holds: 1, Permits: 2, Remaining: time.Minute, Token: 1},
 		},
 	}, r.state(one, "k"), "no writer: no Owner")
 

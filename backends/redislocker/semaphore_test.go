@@ -55,7 +55,7 @@ func TestSemaphorePermits(t *testing.T) {
 	require.Len(t, st.Holders, 3, "nothing changed")
 	for _, h := range st.Holders {
 		if h.Owner == a {
-			assert.Equal(t, driver.Holder{Owner: a, Mode: driver.Permits, Holds: 2, Permits: 2, Remaining: h.Remaining}, h)
+			assert.Equal(t, driver.Holder{Owner: a, Mode: driver.Permits, Holds: 2, Permits: 2, Remaining: h.Remaining, Token: ga.Token}, h)
 		}
 	}
 
