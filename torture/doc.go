@@ -129,10 +129,11 @@
 //
 // # Running
 //
-// Without -torture.duration each scenario runs four seconds (the rotating
-// and forgetful ones twelve) and the whole package stays within a few minutes on two
-// cores. For a long run pass, for example, -torture.duration=2m and a
-// -timeout to match. TestMain prints the table of every run to standard
+// Without -torture.duration each scenario runs four seconds (the rotating,
+// forgetful and read-write lost-unlock ones twelve, kill9-majority eight)
+// and the whole package stays within a few minutes on two cores. For a
+// long run pass, for example, -torture.duration=2m and a -timeout to
+// match. TestMain prints the table of every run to standard
 // output (go test shows it with -v, or when run in this directory), and
 // writes it to table.txt in -torture.out (default: the system's temporary
 // directory, distlock-torture).
