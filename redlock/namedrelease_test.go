@@ -69,3 +69,23 @@ func shareName(sh driver.Share) string {
 	}
 	return sh.Mode.String()
 }
+
+// TestAReadReleaseInspectsNothing: a read hold of a lock never written
+// carries token 0, which is no sign of a lost reply: its release is one
+// Unlock per member, with no Inspect first.
+func TestAReadReleaseInspectsNothing(t *testing.T) {
+	ctx := context.Background()
+	_, cs, rl := memRL(t, 3)
+	read, err := rl.(driver.Sharer).Share(driver.Share{Mode: driver.Read})
+	require.NoError(t, err)
+	owner := locker.NewOwner()
+	g, err := read.TryLock(ctx, driver.Request{Key: "k", Owner: owner, TTL: time.Minute})
+	require.NoError(t, err)
+	require.True(t, g.Acquired)
+	require.Zero(t, g.Token, "a lock never written")
+	require.NoError(t, read.Unlock(ctx, "k", owner))
+	for i, c := range cs {
+		assert.Zero(t, c.Calls("inspect"), "member %d", i)
+		assert.Equal(t, 1, c.Calls("unlock"), "member %d", i)
+	}
+}

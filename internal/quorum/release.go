@@ -48,11 +48,14 @@ func (e *engine) unlock(ctx context.Context, ts []target, owner string) error {
 // that took the hold was lost), the one the member reports for the
 // owner's hold, when it can tell (Inspect, one more round trip). A member
 // that reports no hold of the owner has nothing to release: ErrNotHeld.
+// Not on a read view, though: a read hold's token is 0 until the lock's
+// first write, so there a 0 is no sign of a lost reply, and asking would
+// cost every release of such a hold a round trip.
 func releaseHold(ctx context.Context, t target, owner string, token uint64) error {
 	if t.holder == nil {
 		return t.b.Unlock(ctx, t.key, owner)
 	}
-	if token == 0 && t.inspector != nil {
+	if token == 0 && t.inspector != nil && t.mode != driver.Read {
 		st, err := t.inspector.Inspect(ctx, t.key)
 		if err != nil {
 			return err
