@@ -131,9 +131,12 @@ func (l *Lease) Deadline() time.Time {
 // after an unknown outcome for a shared owner (WithOwner), whose hold then
 // ends with its lease, since a second Unlock could drop another Mutex's
 // hold of the owner. On a store that names holds by token
-// (driver.HoldUnlocker, as every backend of this module does), the release and its
+// (driver.HoldUnlocker: every backend of this module for its mutexes,
+// Redis and memlocker for their shared locks too), the release and its
 // retries drop this Lease's hold only: one held up in the network that
-// reaches the store after the Mutex locked again leaves the later hold.
+// reaches the store after the owner locked again leaves the later hold.
+// (etcd's shared locks need no token: their release compares the hold's
+// key as it was.)
 func (l *Lease) Unlock(ctx context.Context) error {
 	l.mu.Lock()
 	if l.unlocked {

@@ -261,14 +261,22 @@ func (b *Backend) Unlock(ctx context.Context, key, owner string) error {
 // UnlockHold implements driver.HoldUnlocker: Unlock of owner's hold whose
 // fencing token is token.
 func (b *Backend) UnlockHold(ctx context.Context, key, owner string, token uint64) error {
+	if err := checkHold(key, owner, token); err != nil {
+		return err
+	}
+	return b.unlock(ctx, key, owner, token)
+}
+
+// checkHold checks an UnlockHold's input: driver.CheckToken, and
+// ErrNotHeld for a token above maxFloor, which no hold has.
+func checkHold(key, owner string, token uint64) error {
 	if err := driver.CheckToken(key, owner, token); err != nil {
 		return err
 	}
 	if token > maxFloor {
-		// No hold has such a token (see maxFloor).
 		return driver.ErrNotHeld
 	}
-	return b.unlock(ctx, key, owner, token)
+	return nil
 }
 
 // unlock runs the unlock script on owner's hold whose token is token (0:

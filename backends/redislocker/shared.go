@@ -180,12 +180,8 @@ func (v *view) Unlock(ctx context.Context, key, owner string) error {
 // UnlockHold implements driver.HoldUnlocker: Unlock of owner's hold in the
 // view's mode whose token is token (see driver.Sharer).
 func (v *view) UnlockHold(ctx context.Context, key, owner string, token uint64) error {
-	if err := driver.CheckToken(key, owner, token); err != nil {
+	if err := checkHold(key, owner, token); err != nil {
 		return err
-	}
-	if token > maxFloor {
-		// No hold has such a token (see maxFloor).
-		return driver.ErrNotHeld
 	}
 	return v.unlockHold(ctx, key, owner, token)
 }
