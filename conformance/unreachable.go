@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"context"
-	"net"
 	"testing"
 	"time"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/distlock/distlock/driver"
+	"github.com/distlock/distlock/internal/noserver"
 	"github.com/distlock/distlock/locker"
 )
 
@@ -20,7 +20,10 @@ import (
 // as an unknown outcome.
 type Unreachable interface {
 	// NewUnreachableBackend returns a backend whose only store address is
-	// addr, a loopback host:port nothing listens on. The suite closes it.
+	// addr, "127.0.0.1:port", which refuses connections for as long as the
+	// test runs, and so does every other loopback address at that port (a
+	// combinator's members may use 127.0.0.2, 127.0.0.3, … to stay distinct
+	// stores). The suite closes the backend.
 	NewUnreachableBackend(ctx context.Context, addr string) (driver.Backend, error)
 }
 
@@ -33,7 +36,7 @@ func testUnreachable(ctx context.Context, t *testing.T, s *suite) {
 	if !ok {
 		t.Skip("harness cannot make a backend of an unreachable store (conformance.Unreachable)")
 	}
-	addr := closedPort(t)
+	addr := noserver.Addr(t)
 	b, err := u.NewUnreachableBackend(ctx, addr)
 	require.NoError(t, err, "making a backend of %s", addr)
 	t.Cleanup(func() { _ = b.Close() })
@@ -60,15 +63,4 @@ func testUnreachable(ctx context.Context, t *testing.T, s *suite) {
 		assert.False(t, locker.IsUnknown(err), "%s on an unreachable store: nothing was sent, the outcome is known: %v", c.name, err)
 		assert.Less(t, took, unreachableLimit, "%s ran out its context instead of failing", c.name)
 	}
-}
-
-// closedPort returns a loopback address that was listening a moment ago
-// and is closed now, so a connection to it is refused.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return addr
 }

@@ -2,7 +2,6 @@ package etcdlocker_test
 
 import (
 	"context"
-	"net"
 	"testing"
 	"time"
 
@@ -13,20 +12,12 @@ import (
 	"github.com/distlock/distlock/backends/etcdlocker"
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/etcdtest"
+	"github.com/distlock/distlock/internal/noserver"
 	"github.com/distlock/distlock/locker"
 )
 
-// unreachable returns a loopback address where nothing listens.
-func unreachable(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
-	return addr
-}
-
 func TestCallsEndWithoutAReachableServer(t *testing.T) {
-	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{unreachable(t)}})
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{noserver.Addr(t)}})
 	require.NoError(t, err)
 	defer cli.Close()
 	b, err := etcdlocker.New(cli, etcdlocker.WithCallTimeout(200*time.Millisecond))

@@ -2,7 +2,6 @@ package redislocker_test
 
 import (
 	"context"
-	"net"
 	"testing"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/distlock/distlock/backends/redislocker"
 	"github.com/distlock/distlock/driver"
+	"github.com/distlock/distlock/internal/noserver"
 	"github.com/distlock/distlock/internal/redistest"
 	"github.com/distlock/distlock/internal/tcpproxy"
 	"github.com/distlock/distlock/locker"
@@ -161,10 +161,7 @@ func TestSharedLostReplyIsUnknownAndRunsOnce(t *testing.T) {
 // TestSharedUnreachable: a view of a server that cannot be reached fails
 // with ErrUnavailable, within the call's context: nothing was sent.
 func TestSharedUnreachable(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
+	addr := noserver.Addr(t)
 	ctx := context.Background()
 	b, err := driver.Open(ctx, "redis://"+addr)
 	require.NoError(t, err)

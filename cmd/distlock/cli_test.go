@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/distlock/distlock/internal/noserver"
 )
 
 func TestHelpShowsRun(t *testing.T) {
@@ -194,10 +195,7 @@ func TestBackendFromConfigFile(t *testing.T) {
 }
 
 func TestUnreachableStore(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close()) // nothing listens there now
+	addr := noserver.Addr(t)
 
 	for _, scheme := range []string{"redis", "etcd", "memcache"} {
 		t.Run(scheme, func(t *testing.T) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/distlock/distlock/internal/noserver"
 	"github.com/distlock/distlock/internal/redistest"
 )
 
@@ -32,13 +32,10 @@ func TestRedisExample(t *testing.T) {
 }
 
 func TestRedisExampleExplainsAnUnreachableServer(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close()) // nothing listens there now
+	addr := noserver.Addr(t)
 
 	var out strings.Builder
-	err = run(context.Background(), &out, "redis://:hunter2@"+addr, time.Second, time.Second)
+	err := run(context.Background(), &out, "redis://:hunter2@"+addr, time.Second, time.Second)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "cannot reach Redis at redis://:xxxxx@"+addr)
 	assert.Contains(t, err.Error(), "redis-server")

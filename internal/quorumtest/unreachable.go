@@ -3,22 +3,23 @@ package quorumtest
 import (
 	"context"
 	"fmt"
-	"net"
 
 	"github.com/distlock/distlock/driver"
+	"github.com/distlock/distlock/internal/noserver"
 )
 
 // NewUnreachableBackend implements conformance.Unreachable: a combinator
 // none of whose members can be reached. The first member's store is at
-// addr, every other's at a loopback port of its own that was just closed,
-// so that the members stay distinct stores.
+// addr, every other's at the same port on another loopback address, which
+// refuses connections as addr does (see conformance.Unreachable), so that
+// the members stay distinct stores.
 func (h *Harness) NewUnreachableBackend(ctx context.Context, addr string) (driver.Backend, error) {
 	members := make([]driver.Backend, h.stores.Len())
 	for i := range members {
 		a := addr
 		if i > 0 {
 			var err error
-			if a, err = closedPort(); err != nil {
+			if a, err = noserver.Other(addr, i); err != nil {
 				closeAll(members)
 				return nil, err
 			}
@@ -31,15 +32,4 @@ func (h *Harness) NewUnreachableBackend(ctx context.Context, addr string) (drive
 		members[i] = m
 	}
 	return h.combined(members)
-}
-
-// closedPort returns a loopback address that was listening a moment ago
-// and is closed now, so that a connection to it is refused.
-func closedPort() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	addr := ln.Addr().String()
-	return addr, ln.Close()
 }
