@@ -68,9 +68,9 @@ func (r *run) play(p *player) {
 			opts = append(opts, locker.WithLease(r.lease))
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), waitBudget)
-		call := r.now()
+		call := time.Now()
 		lease, err := lock.take(ctx, share, opts...)
-		ret := r.now()
+		ret := time.Now()
 		cancel()
 		if err != nil {
 			if errors.Is(err, locker.ErrNotAcquired) {
@@ -82,8 +82,9 @@ func (r *run) play(p *player) {
 			continue
 		}
 		held++
-		h := &hold{client: p.id, share: share, token: lease.Token(), paused: paused, lockCall: call, lockReturn: ret}
-		h.lateGrant = r.since(lease.Deadline()) <= ret
+		h := &hold{client: p.id, share: share, token: lease.Token(), paused: paused,
+			lockCall: r.since(call), lockReturn: r.since(ret), callSkew: r.skew(call), returnSkew: r.skew(ret)}
+		h.lateGrant = !lease.Deadline().After(ret)
 		if lease.Holds() != 1 {
 			// The client holds no other lease: a count above one is a
 			// hold re-entered that nobody accounts for.

@@ -35,6 +35,9 @@ type hold struct {
 	paused bool
 
 	lockCall, lockReturn time.Duration
+	// callSkew and returnSkew are the wall clock's skew (run.skew) at
+	// lockCall and lockReturn.
+	callSkew, returnSkew time.Duration
 	// inside ends when the holder left the resource or its lease ended by
 	// Lease.Deadline, whichever came first.
 	insideEnd time.Duration

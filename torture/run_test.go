@@ -44,6 +44,16 @@ func (r *run) clock() time.Time { return time.Now() }
 // since converts a time to an offset from the run's start.
 func (r *run) since(t time.Time) time.Duration { return t.Sub(r.start) }
 
+// skew is how far the wall clock had moved ahead of the monotonic clock at
+// t since the run started. The servers run on this machine and keep their
+// leases by its wall clock, which can step (an NTP step, a virtual machine
+// restored from a snapshot) where the monotonic clock does not: a forward
+// step ends their leases early, which is the clock-jump fault that no
+// lock promises exclusion under (see audit.clockOverlaps).
+func (r *run) skew(t time.Time) time.Duration {
+	return t.Round(0).Sub(r.start.Round(0)) - t.Sub(r.start)
+}
+
 func (r *run) stopped() bool { return r.stop.Load() }
 
 func (r *run) countFault() { r.faults.Add(1) }
@@ -154,8 +164,8 @@ func execute(t *testing.T, d *deployment, s scenario) result {
 		}
 	}
 	a := res.audit
-	t.Logf("%s: %d holds (at most %d inside at once), %d writes, %d rejected, %d faults, %d unknown outcomes (e.g. %v), %d waits gave up, Done lag up to %v",
-		s.name(), a.acquired, a.peak, a.writes, a.rejected, res.row.faults, r.hist.errs, r.hist.firstErr, r.hist.gaveUp, a.maxDoneLag)
+	t.Logf("%s: %d holds (at most %d inside at once), %d writes, %d rejected, %d faults, %d unknown outcomes (e.g. %v), %d waits gave up, Done lag up to %v, %d overlaps after clock steps",
+		s.name(), a.acquired, a.peak, a.writes, a.rejected, res.row.faults, r.hist.errs, r.hist.firstErr, r.hist.gaveUp, a.maxDoneLag, a.clockOverlaps)
 	for _, e := range a.examples {
 		t.Log(e)
 	}
