@@ -22,11 +22,10 @@ type audit struct {
 	// between them: a hold is excused when the wall clock gained on the
 	// monotonic clock, from the start of its own Lock to the return of the
 	// Lock that entered beside it, at least as much as the two overlapped.
-	// The servers keep leases by that clock, so such a step ended the
-	// lease early on the server: the clock-jump fault, which no lock
-	// promises exclusion under (the virtual machines these tests run on
-	// step their clock when restored from a snapshot). Not counted in
-	// overlaps.
+	// Servers that keep leases by that clock (see run.skew) then end them
+	// early: the clock-jump fault, which no lock promises exclusion under
+	// (the virtual machines these tests run on step or slew their wall
+	// clock when restored from a snapshot). Not counted in overlaps.
 	clockOverlaps int
 	// peak is the most holds inside at once, for a shared lock's run to
 	// show that its holds did share.

@@ -23,9 +23,9 @@
 //     until it leaves or its lease ends by Lease.Deadline, whichever comes
 //     first; a holder past its deadline is a stale holder, which is
 //     fencing's business, not exclusion's. A shared lock's run must also
-//     have had two holds inside at once, or it tested no sharing. The
-//     servers keep their leases by this machine's wall clock, and the
-//     deadlines are kept by its monotonic clock: when the wall clock gained
+//     have had two holds inside at once, or it tested no sharing. Redis
+//     and PostgreSQL keep their leases by this machine's wall clock, and
+//     the deadlines are kept by its monotonic clock: when the wall clock gained
 //     on the monotonic one, between the start of a hold's Lock and the
 //     return of the Lock that entered beside it, at least as much as the
 //     two overlapped, the overlap is a clock jump's, which ends leases

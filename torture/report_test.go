@@ -57,7 +57,7 @@ func (rt *resultTable) render() string {
 	_ = w.Flush()
 	fmt.Fprint(&b, `columns: the lock (mutex, rw: read-write lock, semaphore); faults injected; holds acquired;
 holds whose lease was lost before Unlock; valid holds that entered beside holds they must exclude;
-holds that did so only because this machine's wall clock, which the servers keep leases by, stepped forward
+holds that did so only because this machine's wall clock, which Redis and PostgreSQL keep leases by, stepped forward
 between the two by at least their overlap (a clock jump, which ends leases early; not counted as overlaps);
 writes accepted (write holds write); stale writes the fenced resource turned away,
 and stale writes it accepted (always 0, or the run fails); pairs of holds whose tokens did not rise;

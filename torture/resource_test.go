@@ -35,8 +35,9 @@ type hold struct {
 	paused bool
 
 	lockCall, lockReturn time.Duration
-	// callSkew and returnSkew are the wall clock's skew (run.skew) at
-	// lockCall and lockReturn.
+	// callSkew and returnSkew are how far the wall clock had gained on
+	// the monotonic one at lockCall and lockReturn, where the servers keep
+	// their leases by it (run.skew).
 	callSkew, returnSkew time.Duration
 	// inside ends when the holder left the resource or its lease ended by
 	// Lease.Deadline, whichever came first.

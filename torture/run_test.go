@@ -17,6 +17,9 @@ type run struct {
 	lease time.Duration
 	start time.Time
 	links links
+	// wallClock says that some server keeps its leases by the wall clock
+	// (see skew).
+	wallClock bool
 
 	stop   atomic.Bool
 	faults atomic.Int32
@@ -45,12 +48,17 @@ func (r *run) clock() time.Time { return time.Now() }
 func (r *run) since(t time.Time) time.Duration { return t.Sub(r.start) }
 
 // skew is how far the wall clock had moved ahead of the monotonic clock at
-// t since the run started. The servers run on this machine and keep their
-// leases by its wall clock, which can step (an NTP step, a virtual machine
-// restored from a snapshot) where the monotonic clock does not: a forward
-// step ends their leases early, which is the clock-jump fault that no
-// lock promises exclusion under (see audit.clockOverlaps).
+// t since the run started, when the run's servers keep their leases by
+// this machine's wall clock (Redis and PostgreSQL do; etcd, memcached and
+// the mem store count time monotonically), and 0 otherwise. The wall clock
+// can step or slew (an NTP step, a virtual machine restored from a
+// snapshot) where the monotonic clock does not: gaining, it ends such
+// servers' leases early, which is the clock-jump fault that no lock
+// promises exclusion under (see audit.clockOverlaps).
 func (r *run) skew(t time.Time) time.Duration {
+	if !r.wallClock {
+		return 0
+	}
 	return t.Round(0).Sub(r.start.Round(0)) - t.Sub(r.start)
 }
 
@@ -139,6 +147,7 @@ func execute(t *testing.T, d *deployment, s scenario) result {
 		t.Fatalf("-torture.clients=%d: it takes 1 to %d", *flagClients, maxClients)
 	}
 	r := newRun(s.primitive(), "torture/"+s.name(), d.lease)
+	r.wallClock = len(d.redis) > 0 || d.pg != nil
 	players := make([]*player, *flagClients)
 	for i := range players {
 		players[i] = &player{id: i, store: d.store(t, &r.links, i), pauser: i == 0 && s.fault.pauser,
