@@ -41,10 +41,12 @@ import (
 // drift (lease × 0.01 + 2 ms, see combine.WithDriftFactor), is positive.
 // Validity is measured with a monotonic clock and goes out in
 // driver.Grant.Validity, so the Lease's Deadline reflects it (Redisson
-// checks no validity). The grant's Holds is the largest hold count among
-// the granting members, so that a hold one member still has for the owner
-// (resurrected by a failover, or left by a lost Unlock) shows; repeated
-// Unlocks drain every member. A successful attempt releases the members
+// checks no validity). The grant's Holds is the hold count a quorum of the
+// granting members has in common, so that a hold a quorum still has for
+// the owner (resurrected by a failover, or left by a lost Unlock) shows and
+// is given back; one that fewer members have stays until its lease ends,
+// since each Unlock drops one hold on every member, and giving it back
+// would drop the owner's live holds on the others. A successful attempt releases the members
 // whose call ended in an unknown state, in its second round, except on a
 // re-entry (below); the members it holds are released by Unlock.
 //

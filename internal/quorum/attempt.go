@@ -254,11 +254,16 @@ func (a *attempt) conclude(ctx context.Context, token uint64) (driver.Grant, err
 	}
 	return driver.Grant{
 		Acquired: true,
-		// The largest, not what a quorum has in common: a member that
-		// still has an old hold for the owner (resurrected by a failover,
-		// or left by a lost Unlock) must show, so that the owner can give
-		// it back (each Unlock drops one hold on every member).
-		Holds:    slices.Max(holds),
+		// What a quorum has in common: at least the needed members have
+		// this many holds or more. An old hold a quorum still has for the
+		// owner (resurrected by a failover, or left by a lost Unlock)
+		// shows, and the owner gives it back. One that only fewer members
+		// have does not, and stays until its lease ends: each Unlock drops
+		// one hold on every member, so giving it back would also drop the
+		// owner's live holds on the members that lack it. Given back to
+		// this count, the members that have it keep every live hold, and
+		// they are a quorum.
+		Holds:    kthLargest(holds, a.e.needed),
 		Token:    token,
 		Validity: validity,
 		Uptime:   uptime,

@@ -24,8 +24,11 @@ import (
 // each holder often re-enters its hold through a second Mutex of its
 // owner. It fails the test if two owners' live leases ever overlap, or if
 // the lock did not keep changing hands. A combinator that sends an Unlock
-// again after a lost reply, or releases the unknown members of a nested
-// attempt, gets this wrong: it drops a hold that is still live.
+// again after a lost reply, releases the unknown members of a nested
+// attempt, or reports in Grant.Holds stale holds that only a minority of
+// its members has (the Mutex gives them back with Unlocks, each of which
+// drops a hold on every member), gets this wrong: it drops a hold that is
+// still live.
 func ExclusionUnderFaults(t *testing.T, stores *Mem, combine Combine, workers int, runFor time.Duration) {
 	t.Helper()
 	const (
