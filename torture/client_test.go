@@ -68,9 +68,9 @@ func (r *run) play(p *player) {
 			opts = append(opts, locker.WithLease(r.lease))
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), waitBudget)
-		call := time.Now()
+		call, callSkew := time.Now(), r.skewNow(true)
 		lease, err := lock.take(ctx, share, opts...)
-		ret := time.Now()
+		ret, returnSkew := time.Now(), r.skewNow(false)
 		cancel()
 		if err != nil {
 			if errors.Is(err, locker.ErrNotAcquired) {
@@ -83,7 +83,7 @@ func (r *run) play(p *player) {
 		}
 		held++
 		h := &hold{client: p.id, share: share, token: lease.Token(), paused: paused,
-			lockCall: r.since(call), lockReturn: r.since(ret), callSkew: r.skew(call), returnSkew: r.skew(ret)}
+			lockCall: r.since(call), lockReturn: r.since(ret), callSkew: callSkew, returnSkew: returnSkew}
 		h.lateGrant = !lease.Deadline().After(ret)
 		if lease.Holds() != 1 {
 			// The client holds no other lease: a count above one is a

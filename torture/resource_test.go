@@ -37,7 +37,7 @@ type hold struct {
 	lockCall, lockReturn time.Duration
 	// callSkew and returnSkew are how far the wall clock had gained on
 	// the monotonic one at lockCall and lockReturn, where the servers keep
-	// their leases by it (run.skew).
+	// their leases by it, read high and low (run.skewNow).
 	callSkew, returnSkew time.Duration
 	// inside ends when the holder left the resource or its lease ended by
 	// Lease.Deadline, whichever came first.
