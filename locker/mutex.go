@@ -122,22 +122,22 @@ func (m *Mutex) acquire(ctx context.Context, op string, wait bool, opts []LockOp
 		defer m.tel.addWaiters(ctx, -1)
 	}
 	// The wait budget bounds the wait; the caller's context also bounds the
-	// cleanup after a failed one.
-	parent := ctx
+	// attempts and the cleanup after a failed wait.
+	waitCtx := ctx
 	if wait && s.waitSet {
-		// A zero wait is one attempt, which needs a live context.
+		// A zero wait is one attempt, with no wait to bound.
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, s.wait, errWaitOver)
+		waitCtx, cancel = context.WithTimeoutCause(ctx, s.wait, errWaitOver)
 		defer cancel()
 	}
-	if err := m.enter(ctx, wait); err != nil {
+	if err := m.enter(waitCtx, wait); err != nil {
 		return nil, opError(op, m.Name(), err)
 	}
 	m.account(+1)
-	g, start, undo, err := m.attemptUntil(ctx, ttl, wait)
+	g, start, undo, err := m.attemptUntil(ctx, waitCtx, ttl, wait)
 	if err != nil {
 		m.account(-1)
-		m.finish(parent, undo, start.Add(ttl))
+		m.finish(ctx, undo, start.Add(ttl))
 		return nil, opError(op, m.Name(), err)
 	}
 	return newLease(m, g, start, ttl, renew), nil

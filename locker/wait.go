@@ -31,9 +31,14 @@ const (
 	rideOut = 3 * time.Second
 )
 
-// attemptUntil tries to take the lock until it does, or, if wait is set,
-// until ctx ends. It returns the grant and when the successful attempt
-// started; on failure, what is left to undo on the store.
+// attemptUntil tries to take the lock until it does or, if wait is set,
+// until waitCtx ends. ctx bounds the calls to the store, waitCtx (ctx, or
+// one that ends before it) the wait between them: no attempt starts once
+// the wait is over, but one in flight then runs to the store's answer, so
+// that an attempt cut short never turns a refusal the store would have
+// given into an unknown outcome. It returns the grant and when the
+// successful attempt started; on failure, what is left to undo on the
+// store.
 //
 // Where the lock has a wait queue, a waiting Mutex joins it: a release then
 // grants the lock to the first waiter in line and tells only that one,
@@ -47,7 +52,7 @@ const (
 // shows in its hold count whether the failed ones took the lock, and the
 // holds no live Lease accounts for are given back (see holds.go). The
 // first attempt's failure ends the call at once.
-func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) (g driver.Grant, start time.Time, undo cleanup, err error) {
+func (m *Mutex) attemptUntil(ctx, waitCtx context.Context, ttl time.Duration, wait bool) (g driver.Grant, start time.Time, undo cleanup, err error) {
 	var sub *subscription
 	defer func() { sub.close() }()
 	// A waiter on a store with a wait queue (a Queuer) or a wait list (a
@@ -81,7 +86,7 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 		if sub != nil {
 			woken = sub.next()
 		}
-		if gr, ok := sub.granted(above); ok && takesGrants && above > 0 && ctx.Err() == nil {
+		if gr, ok := sub.granted(above); ok && takesGrants && above > 0 && waitCtx.Err() == nil {
 			// A release granted the lock to this waiter after the store
 			// refused its last attempt: the grant's lease began after
 			// that attempt started. (A store that reports no token on a
@@ -96,13 +101,13 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 			}
 			g, err = m.storeTryLock(ctx, ttl, patience)
 			if err != nil {
-				if !m.canRideOut(ctx, wait, answered, err) {
+				if !m.canRideOut(waitCtx, wait, answered, err) {
 					return driver.Grant{}, start, m.abandon(err), m.failure(ctx, err)
 				}
 				failed = err
 				m.tel.ridingOut(ctx, err)
-				if err := m.sleep(ctx, jitter(poll), woken); err != nil {
-					return driver.Grant{}, start, m.abandon(failed), m.failure(ctx, failed)
+				if err := m.sleep(waitCtx, jitter(poll), woken); err != nil {
+					return driver.Grant{}, start, m.abandon(failed), m.failure(waitCtx, failed)
 				}
 				poll = min(poll*2, maxPoll)
 				continue
@@ -121,8 +126,8 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 			if !wait {
 				return driver.Grant{}, start, cleanup{}, fmt.Errorf("%w: the lease ran out before the store answered", ErrUnavailable)
 			}
-			if err := m.sleep(ctx, jitter(poll), nil); err != nil {
-				return driver.Grant{}, start, cleanup{}, fmt.Errorf("%w: the lease ran out before the store answered (%w)", ErrUnavailable, context.Cause(ctx))
+			if err := m.sleep(waitCtx, jitter(poll), nil); err != nil {
+				return driver.Grant{}, start, cleanup{}, fmt.Errorf("%w: the lease ran out before the store answered (%w)", ErrUnavailable, context.Cause(waitCtx))
 			}
 			poll = min(poll*2, maxPoll)
 			continue
@@ -164,8 +169,8 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 			// would otherwise be missed. A waiter in the queue watches
 			// only its turn: every release while it waits is handed to a
 			// waiter.
-			sub = m.s.hub.subscribe(ctx, m.s, m.name, m.waiterID(queued))
-			if err := m.waitGoesOn(ctx); err != nil {
+			sub = m.s.hub.subscribe(waitCtx, m.s, m.name, m.waiterID(queued))
+			if err := m.waitGoesOn(waitCtx); err != nil {
 				return driver.Grant{}, start, cleanup{}, err // subscribing took the wait
 			}
 			continue
@@ -180,7 +185,7 @@ func (m *Mutex) attemptUntil(ctx context.Context, ttl time.Duration, wait bool) 
 		if listed {
 			delay = min(delay, queueRefresh)
 		}
-		if err := m.sleep(ctx, jitter(delay), woken); err != nil {
+		if err := m.sleep(waitCtx, jitter(delay), woken); err != nil {
 			return driver.Grant{}, start, cleanup{}, err
 		}
 	}

@@ -3,6 +3,7 @@ package locker_test
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -84,6 +85,83 @@ func TestWaitBudgetEndsTheWait(t *testing.T) {
 	require.ErrorIs(t, err, locker.ErrNotAcquired)
 	assert.NotErrorIs(t, err, context.DeadlineExceeded, "the wait budget is not the caller's deadline")
 	require.NoError(t, held.Unlock(ctx))
+}
+
+// A wait that runs out while an attempt is in flight gives the attempt
+// the store's answer: the lock, if the store grants it, or ErrNotAcquired
+// if it refuses, not the error of an attempt cut short. The caller's
+// context still bounds the attempt.
+func TestWaitBudgetLetsTheAttemptInFlightAnswer(t *testing.T) {
+	ctx := context.Background()
+	store := memlocker.NewStore()
+	holder := newMutex(t, store.Client(), "k")
+	for _, release := range []bool{true, false} {
+		held, err := holder.Lock(ctx, locker.WithLease(time.Minute))
+		require.NoError(t, err)
+		g := newGate(store.Client())
+		got := make(chan error, 1)
+		go func() {
+			l, err := newMutex(t, g, "k").Lock(ctx, locker.WithWait(100*time.Millisecond))
+			if err == nil {
+				err = l.Unlock(ctx)
+			}
+			got <- err
+		}()
+		<-g.held // the second attempt, after a refusal
+		time.Sleep(150 * time.Millisecond)
+		if release {
+			require.NoError(t, held.Unlock(ctx))
+		}
+		close(g.open)
+		err = <-got
+		if release {
+			require.NoError(t, err, "the attempt in flight when the wait ran out found the lock free")
+			continue
+		}
+		require.ErrorIs(t, err, locker.ErrNotAcquired, "the attempt in flight was refused")
+		assert.NotErrorIs(t, err, context.DeadlineExceeded, "the wait budget is not the caller's deadline")
+		require.NoError(t, held.Unlock(ctx))
+	}
+
+	held, err := holder.Lock(ctx, locker.WithLease(time.Minute))
+	require.NoError(t, err)
+	g := newGate(store.Client())
+	cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	_, err = newMutex(t, g, "k").Lock(cctx, locker.WithWait(100*time.Millisecond))
+	require.Error(t, err)
+	assert.True(t, locker.IsUnknown(err), "the caller's deadline cut the attempt short: %v", err)
+	close(g.open)
+	waitCleanups()
+	require.NoError(t, held.Unlock(ctx))
+}
+
+// gate is a driver without notification whose TryLocks after the first
+// wait for open (or their context) before they reach the store; held
+// closes when the second one is waiting.
+type gate struct {
+	driver.Backend
+	calls atomic.Int32
+	held  chan struct{}
+	open  chan struct{}
+}
+
+func newGate(b driver.Backend) *gate {
+	return &gate{Backend: b, held: make(chan struct{}), open: make(chan struct{})}
+}
+
+func (g *gate) TryLock(ctx context.Context, r driver.Request) (driver.Grant, error) {
+	if n := g.calls.Add(1); n > 1 {
+		if n == 2 {
+			close(g.held)
+		}
+		select {
+		case <-g.open:
+		case <-ctx.Done():
+			return driver.Grant{}, ctx.Err()
+		}
+	}
+	return g.Backend.TryLock(ctx, r)
 }
 
 func TestZeroWaitIsOneAttempt(t *testing.T) {
