@@ -163,6 +163,11 @@ func (m *Mutex) attemptUntil(ctx, waitCtx context.Context, ttl time.Duration, wa
 			return driver.Grant{}, start, cleanup{}, ErrNotAcquired
 		}
 		above, refused = max(above, g.Token), start
+		if err := m.waitGoesOn(waitCtx); err != nil {
+			// The wait ran out while the attempt was in flight: nothing
+			// is left to subscribe or sleep for.
+			return driver.Grant{}, start, cleanup{}, err
+		}
 		if sub == nil && (queued || m.s.notifier != nil) {
 			// Subscribe, then try again at once: a release (or the
 			// grant) between the first attempt and the subscription

@@ -123,8 +123,18 @@ func TestWaitBudgetLetsTheAttemptInFlightAnswer(t *testing.T) {
 		require.NoError(t, held.Unlock(ctx))
 	}
 
+	// A wait that ran out during its first attempt does not start
+	// watching the lock once the attempt is refused.
 	held, err := holder.Lock(ctx, locker.WithLease(time.Minute))
 	require.NoError(t, err)
+	c := store.Client()
+	c.SetLatency(100 * time.Millisecond)
+	_, err = newMutex(t, c, "k").Lock(ctx, locker.WithWait(10*time.Millisecond))
+	require.ErrorIs(t, err, locker.ErrNotAcquired)
+	assert.Zero(t, c.Calls("watch")+c.Calls("watchturn"), "a wait that is over subscribes to nothing")
+	c.SetLatency(0)
+	waitCleanups()
+
 	g := newGate(store.Client())
 	cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
