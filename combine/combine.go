@@ -43,6 +43,7 @@ func WithMemberTimeout(d time.Duration) Option {
 }
 
 // WithDriftFactor sets the share of the lease subtracted from the validity
+// of an acquisition, and from a renewal's lease in the Lease's Deadline,
 // for clock drift between this process and the stores: the default is
 // 0.01, as in the Redlock algorithm, and 2 ms more are always subtracted
 // (the stores' expiry resolution, scheduling delays). It fails with

@@ -191,3 +191,14 @@ type Clocked interface {
 	// clock.
 	Clock() Clock
 }
+
+// Drifter is an optional capability of a driver that allows for the drift
+// between the clocks its stores keep leases by and the caller's (a
+// combinator: see Grant.Validity). A Mutex counts a renewal of ttl as
+// held for ttl less Drift(ttl) from the start of its call, as a grant is
+// held for its Validity.
+type Drifter interface {
+	// Drift returns how much of a lease of ttl the stores' clocks may
+	// count away before the caller's clock does.
+	Drift(ttl time.Duration) time.Duration
+}

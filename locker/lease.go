@@ -57,6 +57,16 @@ func newLease(m *Mutex, g driver.Grant, start time.Time, ttl time.Duration, rene
 	return l
 }
 
+// renewalHold is how long after the start of its call a renewal of d is
+// held by the Mutex's clock: d less the driver's drift (driver.Drifter),
+// and never less than nothing.
+func (s *Store) renewalHold(d time.Duration) time.Duration {
+	if s.drifter == nil {
+		return d
+	}
+	return max(d-s.drifter.Drift(d), 0)
+}
+
 // validity is how long after the start of its attempt a grant of ttl is
 // known to hold.
 func validity(g driver.Grant, ttl time.Duration) time.Duration {
@@ -113,7 +123,8 @@ func (l *Lease) Err() error {
 
 // Deadline returns when the lease ends by the Mutex's clock (see driver.Clock),
 // counted conservatively from the start of the attempt that took or last
-// renewed it.
+// renewed it, less what the driver allows for clock drift (a combinator's:
+// see driver.Grant.Validity and driver.Drifter).
 func (l *Lease) Deadline() time.Time {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -218,7 +229,7 @@ func (l *Lease) renewed(start time.Time, d time.Duration) error {
 		l.mu.Unlock()
 		return err
 	}
-	if !l.m.s.moveExpiry(l, start.Add(d)) {
+	if !l.m.s.moveExpiry(l, start.Add(l.m.s.renewalHold(d))) {
 		l.mu.Unlock()
 		l.end(l.ranOut())
 		return l.Err()

@@ -29,6 +29,7 @@ type Store struct {
 	forcer    driver.ForceUnlocker
 	sharer    driver.Sharer
 	holder    driver.HoldUnlocker
+	drifter   driver.Drifter
 	// clock times leases, renewals and waits: the driver's (driver.Clocked)
 	// or the system's.
 	clock driver.Clock
@@ -104,6 +105,7 @@ func NewStore(d driver.Backend, opts ...StoreOption) *Store {
 	s.forcer, _ = d.(driver.ForceUnlocker)
 	s.sharer, _ = d.(driver.Sharer)
 	s.holder, _ = d.(driver.HoldUnlocker)
+	s.drifter, _ = d.(driver.Drifter)
 	if c, ok := d.(driver.Clocked); ok && c.Clock() != nil {
 		s.clock = c.Clock()
 	}

@@ -40,8 +40,9 @@ import (
 // validity left, the lease less the time the attempt took less the clock
 // drift (lease × 0.01 + 2 ms, see combine.WithDriftFactor), is positive.
 // Validity is measured with a monotonic clock and goes out in
-// driver.Grant.Validity, so the Lease's Deadline reflects it (Redisson
-// checks no validity). The grant's Holds is the hold count a quorum of the
+// driver.Grant.Validity, so the Lease's Deadline reflects it, and each
+// renewal counts its lease less the drift (driver.Drifter; Redisson checks
+// no validity). The grant's Holds is the hold count a quorum of the
 // granting members has in common, so that a hold a quorum still has for
 // the owner (resurrected by a failover, or left by a lost Unlock) shows and
 // is given back; one that fewer members have stays until its lease ends,

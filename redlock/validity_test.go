@@ -167,3 +167,29 @@ func TestOneRoundWithADeadline(t *testing.T) {
 	}
 	require.NoError(t, l.Unlock(context.Background()))
 }
+
+// A renewal, like an acquisition, allows for the drift: the Lease's
+// Deadline after Extend is the renewal's lease less 1% and 2 ms from the
+// start of the call, on a RedLock as on each of its Mutexes' renewals by
+// the watchdog. A single store's renewal keeps its whole lease.
+func TestRenewalAllowsForDrift(t *testing.T) {
+	ctx := context.Background()
+	const lease = 10 * time.Second
+	const drift = lease/100 + 2*time.Millisecond
+	_, cs, rl := memRL(t, 5)
+	for _, c := range []struct {
+		name string
+		b    driver.Backend
+		hold time.Duration
+	}{{"redlock", rl, lease - drift}, {"one store", cs[0], lease}} {
+		m, err := newMutex(t, c.b, "k")
+		require.NoError(t, err)
+		l, err := m.TryLock(ctx, locker.WithLease(time.Second))
+		require.NoError(t, err)
+		before := time.Now()
+		require.NoError(t, l.Extend(ctx, lease))
+		after := time.Now()
+		assert.WithinRange(t, l.Deadline(), before.Add(c.hold), after.Add(c.hold), c.name)
+		require.NoError(t, l.Unlock(ctx))
+	}
+}

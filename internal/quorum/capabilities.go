@@ -126,6 +126,7 @@ var (
 	_ driver.Granular     = plain{}
 	_ driver.Sharer       = plain{}
 	_ driver.Dequeuer     = plain{}
+	_ driver.Drifter      = plain{}
 
 	_ driver.Notifier      = withN{}
 	_ driver.Inspector     = withI{}

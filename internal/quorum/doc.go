@@ -7,7 +7,7 @@
 // The engine makes each attempt in rounds that contact every member in
 // parallel (fanout.go), each call bounded by a per-member timeout (derived
 // from the member's observed round trips, see Settings.leaseTimeout) and
-// by the caller's wait budget, and abandoned shortly after it: round one
+// by the caller's deadline, and abandoned shortly after it: round one
 // asks every member for the lock, with the whole lease; round two, when it
 // is needed, raises the members' fencing counters to the combined token,
 // and releases members whose first call ended in an unknown state. It then checks the quorum and the validity
@@ -23,8 +23,8 @@
 // Redisson, calling members one after another, gives each the remaining
 // wait divided by N (at least 1 ms). Here the calls overlap, so one round
 // costs the slowest call, not the sum, and each member call gets
-// min(member timeout, remaining budget), and at least 1 ms even when the
-// budget is gone (callContext). The calls of a round share one context
+// min(member timeout, time left to the caller's deadline), and at least
+// 1 ms even when none is left (callContext). The calls of a round share one context
 // where their bounds are within an eighth of each other, as they are when
 // the members' round trips are alike (launch).
 //

@@ -23,7 +23,7 @@ var errAbandoned = errors.New("no answer by the deadline: call abandoned")
 // fanout runs call once per target, all at once, and returns every call's
 // result and error: an attempt costs one round trip to the slowest member,
 // not the sum. Each call's context ends after timeout(its member's round
-// trips), or at the end of the caller's wait budget (parent's deadline) if
+// trips), or at the caller's deadline (parent's) if
 // that comes first; the calls share one context for the round where their
 // bounds are close (see launch and callContext). How long each call took
 // feeds its member's round-trip estimate.

@@ -8,11 +8,12 @@ import (
 )
 
 // TryLock implements driver.Backend: one attempt on every member at once
-// (see attempt.go). The deadline of ctx, if any, is the caller's remaining
-// wait budget. It returns a grant with Acquired false when the attempt
-// failed and the owner is known not to hold the lock, and an error that is
-// none of the sentinels when enough members may hold it that the outcome
-// is unknown. Patience is checked, and passed on only to the members that
+// (see attempt.go). The deadline of ctx, if any, bounds the attempt (a
+// Mutex's wait budget bounds only its waiting, not the attempt in
+// flight). It returns a grant with Acquired false when the attempt failed
+// and the owner is known not to hold the lock, and an error that is none
+// of the sentinels when enough members may hold it that the outcome is
+// unknown. Patience is checked, and passed on only to the members that
 // keep a view's wait list (see waitsAt): a combinator of mutexes keeps no
 // queue. A Floor above the attempt's own (tokenFloor) is what its fencing
 // members get instead, so that a view, whose members honour it, hands out
@@ -54,6 +55,10 @@ func (c *combinator) Expire(ctx context.Context, key, owner string, ttl time.Dur
 	}
 	return c.expire(ctx, ts, owner, ttl)
 }
+
+// Drift implements driver.Drifter: a renewal is counted as an acquisition
+// is, less the drift its lease allows for (see Settings.drift).
+func (c *combinator) Drift(ttl time.Duration) time.Duration { return c.s.drift(ttl) }
 
 // watchKey is Notifier.Watch, for the combinators with a notifying member.
 func (c *combinator) watchKey(ctx context.Context, key string, fn func()) (func(), error) {

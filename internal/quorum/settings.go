@@ -43,7 +43,7 @@ const (
 	// longest lease most programs take.
 	DefaultRestartGuard = 30 * time.Second
 	// minCallTimeout is the least time a member call gets even when the
-	// caller's wait budget has run out, so that a last attempt can still
+	// caller's deadline has passed, so that a last attempt can still
 	// be made.
 	minCallTimeout = time.Millisecond
 )
