@@ -34,7 +34,9 @@
 // Unlock that names its hold by token, so that a release held up in the
 // network drops no later hold), Granular (leases
 // counted in coarse units), Endpointer (which server it talks to),
-// Clocked (leases on a clock other than the system's), and Sharer
+// Clocked (leases on a clock other than the system's), Drifter (the
+// drift a renewal's lease allows for, as a combinator's grants do), and
+// Sharer
 // (read-write locks and semaphores, served as views that are Backends
 // themselves, so that the Store and the combinators use them unchanged). The Store finds each
 // by a type assertion on the driver, once, when it is made; a missing
