@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,6 +17,20 @@ func testGranularity(ctx context.Context, t *testing.T, s *suite) {
 	require.Positive(t, s.h.Granularity(), "harness granularity")
 	if g, ok := b.(driver.Granular); ok {
 		assert.Equal(t, s.h.Granularity(), g.Granularity(), "the backend's Granularity disagrees with the harness")
+	}
+}
+
+// testDrift: a driver that declares a drift allowance leaves some of every
+// lease a Mutex may ask for.
+func testDrift(ctx context.Context, t *testing.T, s *suite) {
+	d, ok := s.backend(ctx, t).(driver.Drifter)
+	if !ok {
+		t.Skip("the backend declares no drift allowance")
+	}
+	for _, ttl := range []time.Duration{locker.MinLease, s.long, time.Hour} {
+		drift := d.Drift(ttl)
+		assert.GreaterOrEqual(t, drift, time.Duration(0), "drift of a lease of %v", ttl)
+		assert.Less(t, drift, ttl, "drift of a lease of %v", ttl)
 	}
 }
 

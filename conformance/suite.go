@@ -35,6 +35,7 @@ type testCase struct {
 // cases are the contract, in the order they run.
 var cases = []testCase{
 	{"Granularity", testGranularity},
+	{"Drift", testDrift},
 	{"AcquireRelease", testAcquireRelease},
 	{"ContendedTryFails", testContendedTryFails},
 	{"UnlockNotHeld", testUnlockNotHeld},
