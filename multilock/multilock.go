@@ -13,8 +13,8 @@ import (
 // locker.NewStore. It keeps the semantics of Redisson's RedissonMultiLock
 // (every member must be acquired; on failure what was acquired is
 // released) and follows the rules of redlock.New with a quorum of every
-// member, for the wait budget, the member timeout, the lease phases, the
-// background releases and the validity. In short:
+// member, for the caller's deadline, the member timeout, the lease phases,
+// the background releases and the validity. In short:
 //
 // An attempt (TryLock) asks the first member in a fixed order (by store,
 // then key) alone, and only if it grants the lock every other member at

@@ -20,14 +20,15 @@ import (
 // An attempt (TryLock) contacts every member at once, not one after
 // another: it costs about one round trip to the slowest member. It waits
 // for every member's answer, each bounded by the member timeout (see
-// combine.WithMemberTimeout) and by the caller's wait budget (the deadline
-// of its context), because a member whose state it does not know must be
+// combine.WithMemberTimeout) and by the caller's deadline (of its
+// context; a Mutex's wait, locker.WithWait, bounds only the waiting
+// between attempts), because a member whose state it does not know must be
 // released; a member call still running 20 ms after its deadline is
 // abandoned and its state taken as unknown, so every call returns by its
-// context's deadline. Each member call gets at least 1 ms even when the
-// budget is gone, so that a last attempt can still be made; cancelling the
+// context's deadline. Each member call gets at least 1 ms even when no
+// time is left, so that a last attempt can still be made; cancelling the
 // context cancels the calls at once. Members are taken with the whole lease
-// in that one round, whatever the budget. Redisson's tryLock(wait, lease)
+// in that one round, whatever the deadline. Redisson's tryLock(wait, lease)
 // first takes them for twice the wait and extends them in a second round,
 // so that the holds of a client that dies mid-attempt last twice the wait
 // only; that costs every attempt with a deadline another round trip to
