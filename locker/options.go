@@ -68,10 +68,10 @@ func WithLease(d time.Duration) LockOption {
 	}
 }
 
-// WithWait bounds how long the call waits for the lock: no attempt starts
-// after the wait runs out, and one in flight then is given the store's
-// answer, within the call's context, so that the call ends with the lock
-// or with ErrNotAcquired rather than with an attempt cut short. For TryLock
+// WithWait bounds how long the call waits for the lock: once the wait runs
+// out the call waits no more, and an attempt in flight then is given the
+// store's answer, within the call's context, so that the call ends with
+// the lock or with ErrNotAcquired rather than with an attempt cut short. For TryLock
 // the default is a single attempt; for Lock it is no bound but the context.
 func WithWait(d time.Duration) LockOption {
 	return func(s *lockSettings) error {

@@ -33,10 +33,10 @@ const (
 
 // attemptUntil tries to take the lock until it does or, if wait is set,
 // until waitCtx ends. ctx bounds the calls to the store, waitCtx (ctx, or
-// one that ends before it) the wait between them: no attempt starts once
-// the wait is over, but one in flight then runs to the store's answer, so
-// that an attempt cut short never turns a refusal the store would have
-// given into an unknown outcome. It returns the grant and when the
+// one that ends before it) the waiting between them: once the wait is
+// over the Mutex waits no more, but an attempt in flight then runs to the
+// store's answer, so that an attempt cut short never turns a refusal the
+// store would have given into an unknown outcome. It returns the grant and when the
 // successful attempt started; on failure, what is left to undo on the
 // store.
 //
