@@ -36,8 +36,7 @@
 // counted in coarse units), Endpointer (which server it talks to),
 // Clocked (leases on a clock other than the system's), Drifter (the
 // drift a renewal's lease allows for, as a combinator's grants do), and
-// Sharer
-// (read-write locks and semaphores, served as views that are Backends
+// Sharer (read-write locks and semaphores, served as views that are Backends
 // themselves, so that the Store and the combinators use them unchanged). The Store finds each
 // by a type assertion on the driver, once, when it is made; a missing
 // capability makes the Store fall back (polling instead of notification,
