@@ -67,8 +67,8 @@ func (r *run) skew(t time.Time) time.Duration {
 // other, so a thread descheduled between them skews a reading by as long
 // as it was away (a 40-minute watch on this machine saw readings 250 µs and
 // 420 µs off); a hold's skew at its Lock call is read high and at its
-// return low, so that such a reading never excuses an overlap (see
-// clockStepped).
+// return low, so that one such reading of the two cannot excuse an
+// overlap (see clockStepped).
 func (r *run) skewNow(high bool) time.Duration {
 	a, b := r.skew(time.Now()), r.skew(time.Now())
 	if high {
