@@ -7,18 +7,23 @@ import "sync"
 // function is not called again. A backend keeps one Callback per Watch or
 // WatchTurn and calls it from the goroutine that learns of releases.
 type Callback struct {
-	fn      func(Grant)
+	fn      func(Turn)
 	mu      sync.Mutex
 	stopped bool
 }
 
 // NewCallback returns a Callback for a Notifier's fn.
 func NewCallback(fn func()) *Callback {
-	return &Callback{fn: func(Grant) { fn() }}
+	return &Callback{fn: func(Turn) { fn() }}
 }
 
 // NewTurnCallback returns a Callback for a Queuer's fn.
 func NewTurnCallback(fn func(Grant)) *Callback {
+	return &Callback{fn: func(t Turn) { fn(t.Grant) }}
+}
+
+// NewTurnsCallback returns a Callback for a Passer's fn.
+func NewTurnsCallback(fn func(Turn)) *Callback {
 	return &Callback{fn: fn}
 }
 
@@ -28,11 +33,15 @@ func (c *Callback) Call() { c.Give(Grant{}) }
 
 // Give runs the function with g unless Stop was called. Calls do not
 // overlap.
-func (c *Callback) Give(g Grant) {
+func (c *Callback) Give(g Grant) { c.Tell(Turn{Grant: g}) }
+
+// Tell runs the function with t unless Stop was called: a Queuer's fn
+// gets t.Grant. Calls do not overlap.
+func (c *Callback) Tell(t Turn) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.stopped {
-		c.fn(g)
+		c.fn(t)
 	}
 }
 

@@ -28,7 +28,9 @@
 // # Capabilities
 //
 // Beyond Backend, a driver implements what its store can do: Notifier
-// (release notification), Queuer (a first-come wait queue), Inspector,
+// (release notification), Queuer (a first-come wait queue), Passer (a
+// release that grants the lock to a waiter it names, for combinators that
+// hand over in one round), Inspector,
 // ForceUnlocker, BatchExpirer (renewing many leases in one round trip),
 // Fencer (raising a hold's token, for combinators), HoldUnlocker (an
 // Unlock that names its hold by token, so that a release held up in the
