@@ -169,8 +169,8 @@ func (n *notifier) forget(sub *subscriber, channel string, w *driver.Callback) {
 	}
 }
 
-// fire calls the watchers of channel, giving them g.
-func (n *notifier) fire(sub *subscriber, channel string, g driver.Grant) {
+// fire calls the watchers of channel, telling them t.
+func (n *notifier) fire(sub *subscriber, channel string, t driver.Turn) {
 	n.mu.RLock()
 	ws := make([]*driver.Callback, 0, len(sub.channels[channel]))
 	for w := range sub.channels[channel] {
@@ -178,7 +178,7 @@ func (n *notifier) fire(sub *subscriber, channel string, g driver.Grant) {
 	}
 	n.mu.RUnlock()
 	for _, w := range ws {
-		w.Give(g)
+		w.Tell(t)
 	}
 }
 

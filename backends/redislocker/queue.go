@@ -2,6 +2,8 @@ package redislocker
 
 import (
 	"context"
+	"encoding/binary"
+	"time"
 
 	"github.com/distlock/distlock/driver"
 )
@@ -52,13 +54,29 @@ func (b *Backend) WatchTurn(ctx context.Context, key, owner string, fn func(driv
 	return b.watchChannel(ctx, k.turns+owner, k.slot, w)
 }
 
-// turnGrant reads a message on a turn channel (see queueLua): a grant's
-// token and the server's uptime in ms (-1 if unknown), two little-endian
-// doubles; anything else is a wake-up.
-func turnGrant(payload string) driver.Grant {
-	var r [2]int64
-	if !wholeDoubles(payload, r[:]) || r[0] <= 0 {
-		return driver.Grant{}
+// turnOf reads a message on a turn channel (see queueLua and
+// turnFormat); anything else is a wake-up.
+func turnOf(payload string) driver.Turn {
+	const numbers = 7
+	if len(payload) < 8*numbers+4 {
+		return driver.Turn{}
 	}
-	return driver.Grant{Acquired: true, Holds: 1, Token: uint64(r[0]), Uptime: uptime(r[1])}
+	var r [numbers]int64
+	if !wholeDoubles(payload[:8*numbers], r[:]) || r[0] <= 0 || r[2] < 0 || r[4] < 0 || r[5] < 0 || r[6] < 0 {
+		return driver.Turn{}
+	}
+	next := payload[8*numbers:]
+	if int(binary.LittleEndian.Uint32([]byte(next[:4]))) != len(next)-4 {
+		return driver.Turn{}
+	}
+	t := driver.Turn{
+		Grant:  driver.Grant{Acquired: true, Holds: 1, Token: uint64(r[0]), Uptime: uptime(r[1])},
+		Floor:  uint64(r[2]),
+		Passed: r[3] == 1,
+	}
+	if owner := next[4:]; owner != "" {
+		t.Next = driver.Successor{Owner: owner, TTL: time.Duration(r[4]) * time.Millisecond,
+			Patience: time.Duration(r[5]) * time.Millisecond, Floor: uint64(r[6])}
+	}
+	return t
 }

@@ -20,26 +20,40 @@ func doubles(fs ...float64) string {
 	return string(b)
 }
 
-// TestTurnGrantReadsOnlyAGrant: a turn message is a grant only when it is
-// two whole doubles with a positive token; anything else (a message of
-// another format, a release's "released") only wakes the waiter.
-func TestTurnGrantReadsOnlyAGrant(t *testing.T) {
-	assert.Equal(t, driver.Grant{Acquired: true, Holds: 1, Token: 1 << 52, Uptime: 1500 * time.Millisecond},
-		turnGrant(doubles(1<<52, 1500)))
-	assert.Equal(t, driver.Grant{Acquired: true, Holds: 1, Token: 7}, turnGrant(doubles(7, -1)),
-		"an unknown uptime is 0")
+// turn packs a turn message as the scripts do (turnFormat).
+func turn(next string, fs ...float64) string {
+	return doubles(fs...) + string(binary.LittleEndian.AppendUint32(nil, uint32(len(next)))) + next
+}
+
+// TestTurnOfReadsOnlyAGrant: a turn message is a grant only when it is
+// seven whole doubles with a positive token, then the next waiter after
+// its length; anything else (a message of another format, a release's
+// "released") only wakes the waiter.
+func TestTurnOfReadsOnlyAGrant(t *testing.T) {
+	assert.Equal(t, driver.Turn{
+		Grant: driver.Grant{Acquired: true, Holds: 1, Token: 1 << 52, Uptime: 1500 * time.Millisecond},
+		Floor: 1 << 51, Passed: true,
+		Next: driver.Successor{Owner: "w", TTL: 30 * time.Second, Patience: 2 * time.Second, Floor: 9},
+	}, turnOf(turn("w", 1<<52, 1500, 1<<51, 1, 30000, 2000, 9)))
+	assert.Equal(t, driver.Turn{Grant: driver.Grant{Acquired: true, Holds: 1, Token: 7}}, turnOf(turn("", 7, -1, 0, 0, 0, 0, 0)),
+		"an unknown uptime is 0, and nobody next is a zero Successor")
 	for name, payload := range map[string]string{
-		"text":            "1733100000000000 1500",
-		"released":        "released",
-		"one double":      doubles(7),
-		"three doubles":   doubles(7, 1, 1),
-		"zero token":      doubles(0, 1500),
-		"negative token":  doubles(-7, 1500),
-		"fractional":      doubles(7.5, 1500),
-		"beyond 2^53":     doubles(1<<54, 1500),
-		"not a number":    doubles(math.NaN(), 1500),
-		"infinite uptime": doubles(7, math.Inf(1)),
+		"text":              "1733100000000000 1500",
+		"released":          "released",
+		"two doubles":       doubles(7, 1500),
+		"no next":           doubles(7, 1500, 0, 0, 0, 0, 0),
+		"short next":        turn("w", 7, 1500, 0, 0, 0, 0, 0)[:8*7+4],
+		"long next":         turn("w", 7, 1500, 0, 0, 0, 0, 0) + "x",
+		"zero token":        turn("", 0, 1500, 0, 0, 0, 0, 0),
+		"negative token":    turn("", -7, 1500, 0, 0, 0, 0, 0),
+		"negative floor":    turn("", 7, 1500, -1, 0, 0, 0, 0),
+		"negative lease":    turn("w", 7, 1500, 0, 0, -1, 0, 0),
+		"fractional":        turn("", 7.5, 1500, 0, 0, 0, 0, 0),
+		"beyond 2^53":       turn("", 1<<54, 1500, 0, 0, 0, 0, 0),
+		"not a number":      turn("", math.NaN(), 1500, 0, 0, 0, 0, 0),
+		"infinite uptime":   turn("", 7, math.Inf(1), 0, 0, 0, 0, 0),
+		"infinite patience": turn("w", 7, 1500, 0, 0, 0, math.Inf(1), 0),
 	} {
-		assert.Equal(t, driver.Grant{}, turnGrant(payload), name)
+		assert.Equal(t, driver.Turn{}, turnOf(payload), name)
 	}
 }

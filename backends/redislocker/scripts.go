@@ -77,6 +77,13 @@ const stateFormat = `'<ddddddi4c0'`
 // little-endian doubles (see tryLockSrc).
 const grantFormat = `'<ddddd'`
 
+// turnFormat is the struct format of a turn message (see queueLua): the
+// grant's token, the server's uptime in ms (-1 if unknown), the floor of
+// the request it answers, 1 if a release named the waiter (else 0), then
+// the waiter first in line behind it: its lease in ms, the patience it has
+// left in ms, its floor, and its owner, length first ("" for nobody).
+const turnFormat = `'<dddddddi4c0'`
+
 // timeLua reads the server's clock: us and ms since 1970. (Redis 3.2
 // to 4 refuse writes after TIME unless the script replicates its effects,
 // as later versions do by default.)
@@ -188,7 +195,9 @@ if b >= 0 then up = math.max(math.floor((us - b) / 1000), 0) end
 // and the server's uptime in ms (-1 if unknown) are the message, on that
 // waiter's turn channel (turns .. owner) instead of
 // the release channel, so it wakes nobody else and the waiter needs no
-// other call. A trylock of the owner with patience claims the grant
+// other call; so are the floor the grant answers and the waiter then first
+// in line behind it (turnFormat), which a combinator's holder names to its
+// other members' releases (driver.Passer, unlockToSrc). A trylock of the owner with patience claims the grant
 // (count 0 -> 1, lease reset), one without re-enters it (0 -> 2), and
 // either raises the grant's token to its floor (see driver.Request); unlock
 // and dequeue treat count 0 as the last hold. A lease that simply runs out
@@ -204,8 +213,8 @@ if b >= 0 then up = math.max(math.floor((us - b) / 1000), 0) end
 // could part them, and loses locks anyway: see the package doc).
 // A waiter's entry leaves with it (an attempt, a grant, Dequeue, or its
 // patience found lapsed at the head); the list is deleted with its last
-// entry. A turn message is struct.pack('<dd', token, uptime), which costs
-// the script a fraction of formatting the two numbers as text.
+// entry. A turn message is packed (turnFormat), which costs the script a
+// fraction of formatting its numbers as text.
 
 // queueLua is the prelude of the scripts' paths that hand locks off. Its
 // functions use the locals of the script they are part of: lock, queue,
@@ -237,10 +246,22 @@ local function take()
 		end
 	end
 end
+local function following()
+	local w = q ~= 0 and redis.call('LINDEX', queue, 0)
+	local p = w and redis.call('HGET', waiters, w)
+	if not p or #p < 24 then return '', 0, 0, 0 end
+	local d, lease, f = struct.unpack('<I8I8I8', p)
+	if d <= ms then return '', 0, 0, 0 end
+	return w, lease, d - ms, f
+end
+local function tell(w, f, passed)
+	local nw, nl, np, nf = following()
+	redis.call(publish, turns .. w, struct.pack(` + turnFormat + `, t, uptime(), f, passed, nl, np, nf, #nw, nw))
+end
 local function grant(w, lease, f)
 	t = math.max(us, t + 1, f)
 	o, n, e = w, 0, ms + lease
-	redis.call(publish, turns .. w, struct.pack('<dd', t, uptime()))
+	tell(w, f, 0)
 end
 local function handoff()
 	local w, lease, f = take()
@@ -402,6 +423,63 @@ if not held or o ~= owner or n ~= 0 then return 0 end
 local reply = 1
 ` + releasedLua
 
+// unlockToSrc (driver.Passer): KEYS lock, queue, waiters, and the left
+// mark of the successor (see leaveSrc); ARGV struct.pack(
+// '<I8I8I8I8I8i4c0i4c0i4c0', counter linger ms, token (0: any), the
+// successor's lease ms, its patience ms, its floor, #publish, publish
+// command, #owner, owner, #successor, successor) (see unlockToArg). As
+// unlockSrc, but the final release grants the lock to the successor, out
+// of its place in line if it has one, unless it has none (""), no
+// patience left, or a left mark: the token is max(t + 1, its floor), not
+// the server's clock as a queue grant's may be, so that every member a
+// combinator's holder releases grants the same token (their t is the
+// holder's, which they agree on).
+const unlockToSrc = `
+local lock, queue, waiters, left = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local linger, token, nttl, npatience, nfloor, publish, owner, nw = struct.unpack('<I8I8I8I8I8i4c0i4c0i4c0', ARGV[1])
+` + readLua + `
+if not held or o ~= owner or (token > 0 and t ~= token) then return -1 end
+if n > 1 then
+	n = n - 1
+` + saveLua + `
+	return n
+end
+local reply = 0
+o = ''
+` + queueLua + `
+if nw ~= '' and npatience > 0 and redis.call('EXISTS', left) == 0 then
+	if q ~= 0 and redis.call('HDEL', waiters, nw) == 1 then
+		redis.call('LREM', queue, 1, nw)
+	end
+	t = math.max(t + 1, nfloor)
+	o, n, e = nw, 0, ms + nttl
+	tell(nw, nfloor, 1)
+elseif q == 0 then
+	redis.call(publish, channel, 'released')
+else
+	handoff()
+end
+` + saveLua + `
+return reply
+`
+
+// leaveSrc (driver.Passer): KEYS lock, queue, waiters, and owner's left
+// mark (the lock's key .. ':left:' .. owner); ARGV releaseArgs, with the
+// mark's life in ms in place of the token. As dequeueSrc, after it sets
+// the mark, which keeps unlockToSrc from granting the lock to owner while
+// it lasts.
+const leaveSrc = `
+local lock, queue, waiters, left = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+` + releaseArgs + `
+` + readLua + `
+redis.call('SET', left, '1', 'PX', token)
+if redis.call('HDEL', waiters, owner) == 1 then
+	redis.call('LREM', queue, 1, owner)
+end
+if not held or o ~= owner or n ~= 0 then return 0 end
+local reply = 1
+` + releasedLua
+
 // expireSrc: KEYS lock; ARGV struct.pack('<I8I8i4c0', lease ms, counter
 // linger ms, #owner, owner) (see ownerArg). Returns 1 when the lease was
 // reset, 0 when owner does not hold the lock.
@@ -458,6 +536,8 @@ var (
 	tryLockScript     = newScript(tryLockSrc)
 	unlockScript      = newScript(unlockSrc)
 	dequeueScript     = newScript(dequeueSrc)
+	unlockToScript    = newScript(unlockToSrc)
+	leaveScript       = newScript(leaveSrc)
 	expireScript      = newScript(expireSrc)
 	expireBatchScript = newScript(expireBatchSrc)
 	inspectScript     = newScript(inspectSrc)

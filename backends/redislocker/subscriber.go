@@ -154,12 +154,12 @@ func (s *subscriber) loop() {
 		switch m := msg.(type) {
 		case *redis.Message:
 			backoff = 0
-			s.n.fire(s, m.Channel, turnGrant(m.Payload))
+			s.n.fire(s, m.Channel, turnOf(m.Payload))
 		case *redis.Subscription:
 			switch m.Kind {
 			case "subscribe", "ssubscribe":
 				backoff = 0
-				s.n.fire(s, m.Channel, driver.Grant{})
+				s.n.fire(s, m.Channel, driver.Turn{})
 			case "unsubscribe", "sunsubscribe":
 				// The server drops shard channels whose slot moved; a
 				// channel still watched must be subscribed again.

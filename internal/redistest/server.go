@@ -357,6 +357,30 @@ func (s *Server) Info(section string) (map[string]string, error) {
 	return parseFields(text), nil
 }
 
+// Scripts returns how many scripts the server has run (EVAL and EVALSHA,
+// from INFO commandstats): an EVALSHA whose script the server did not
+// know ran nothing, and is not counted.
+func (s *Server) Scripts() (int, error) {
+	info, err := s.Info("commandstats")
+	if err != nil {
+		return 0, err
+	}
+	return statField(info["cmdstat_eval"], "calls") + statField(info["cmdstat_evalsha"], "calls") -
+		statField(info["cmdstat_evalsha"], "failed_calls"), nil
+}
+
+// statField reads one field of an INFO commandstats entry
+// ("calls=3,usec=...,failed_calls=1"); 0 when it has none.
+func statField(stat, name string) int {
+	for f := range strings.SplitSeq(stat, ",") {
+		if k, v, ok := strings.Cut(f, "="); ok && k == name {
+			n, _ := strconv.Atoi(v)
+			return n
+		}
+	}
+	return 0
+}
+
 // parseFields reads "key:value" lines, as INFO and CLUSTER INFO write them.
 func parseFields(text string) map[string]string {
 	fields := make(map[string]string)
