@@ -104,7 +104,13 @@ func acquire(ctx context.Context, t *testing.T, b driver.Backend, key, owner str
 // key must be held by another owner.
 func queueUp(ctx context.Context, t *testing.T, q driver.Backend, key, owner string, ttl, patience time.Duration) driver.Grant {
 	t.Helper()
-	g, err := q.TryLock(ctx, driver.Request{Key: key, Owner: owner, TTL: ttl, Patience: patience})
+	return queueRequest(ctx, t, q, driver.Request{Key: key, Owner: owner, TTL: ttl, Patience: patience})
+}
+
+// queueRequest is queueUp of r, which has Patience.
+func queueRequest(ctx context.Context, t *testing.T, q driver.Backend, r driver.Request) driver.Grant {
+	t.Helper()
+	g, err := q.TryLock(ctx, r)
 	require.NoError(t, err, "TryLock with patience")
 	require.False(t, g.Acquired, "TryLock with patience on a key held by another owner")
 	assert.Zero(t, g.Holds)

@@ -11,23 +11,23 @@ import (
 	"github.com/distlock/distlock/driver"
 )
 
-// watcher is a WatchTurn or Watch subscription that keeps what it hears:
-// the grant of each turn (zero for a wake-up or a release). A nil *watcher
-// is a subscription the backend cannot make: it hears nothing and expects
-// nothing.
+// watcher is a WatchTurn, WatchTurns or Watch subscription that keeps what
+// it hears: each turn (zero for a wake-up or a release; only its grant
+// from WatchTurn). A nil *watcher is a subscription the backend cannot
+// make: it hears nothing and expects nothing.
 type watcher struct {
-	calls chan driver.Grant
+	calls chan driver.Turn
 	stop  func()
 }
 
 // newWatcher subscribes through watch. The subscription stops at the end
 // of the subtest if not before.
-func newWatcher(t *testing.T, watch func(fn func(driver.Grant)) (func(), error)) *watcher {
+func newWatcher(t *testing.T, watch func(fn func(driver.Turn)) (func(), error)) *watcher {
 	t.Helper()
-	w := &watcher{calls: make(chan driver.Grant, 64)}
-	stop, err := watch(func(g driver.Grant) {
+	w := &watcher{calls: make(chan driver.Turn, 64)}
+	stop, err := watch(func(turn driver.Turn) {
 		select {
-		case w.calls <- g:
+		case w.calls <- turn:
 		default:
 		}
 	})
@@ -48,14 +48,24 @@ type queueWatchers map[string]*watcher
 // is more likely the real thing.
 func (s *suite) watchQueue(ctx context.Context, t *testing.T, b queueBackend, key string, owners ...string) queueWatchers {
 	t.Helper()
+	return s.watchTurns(ctx, t, b, key, owners, func(owner string, fn func(driver.Turn)) (func(), error) {
+		return b.WatchTurn(ctx, key, owner, func(g driver.Grant) { fn(driver.Turn{Grant: g}) })
+	})
+}
+
+// watchTurns is watchQueue with the turns of each owner watched through
+// watchTurn.
+func (s *suite) watchTurns(ctx context.Context, t *testing.T, b driver.Backend, key string, owners []string,
+	watchTurn func(owner string, fn func(driver.Turn)) (func(), error)) queueWatchers {
+	t.Helper()
 	ws := queueWatchers{}
 	if n, ok := b.(driver.Notifier); ok {
-		ws[""] = newWatcher(t, func(fn func(driver.Grant)) (func(), error) {
-			return n.Watch(ctx, key, func() { fn(driver.Grant{}) })
+		ws[""] = newWatcher(t, func(fn func(driver.Turn)) (func(), error) {
+			return n.Watch(ctx, key, func() { fn(driver.Turn{}) })
 		})
 	}
 	for _, o := range owners {
-		ws[o] = newWatcher(t, func(fn func(driver.Grant)) (func(), error) { return b.WatchTurn(ctx, key, o, fn) })
+		ws[o] = newWatcher(t, func(fn func(driver.Turn)) (func(), error) { return watchTurn(o, fn) })
 	}
 	settled := time.Now().Add(s.unit / 2)
 	for _, w := range ws {
@@ -89,15 +99,16 @@ func (w *watcher) expect(t *testing.T, why string) driver.Grant {
 	}
 	var g driver.Grant
 	select {
-	case g = <-w.calls:
+	case turn := <-w.calls:
+		g = turn.Grant
 	case <-time.After(notifyLimit):
 		t.Fatalf("%s: the watcher was not called within %v", why, notifyLimit)
 	}
 	for {
 		select {
 		case more := <-w.calls:
-			if more.Token > g.Token {
-				g = more
+			if more.Grant.Token > g.Token {
+				g = more.Grant
 			}
 		default:
 			return g

@@ -56,6 +56,7 @@ var cases = []testCase{
 	{"HolderLabel", testHolderLabel},
 	{"ReleaseNotification", testReleaseNotification},
 	{"WaitQueue", testWaitQueue},
+	{"Passer", testPasser},
 	{"Inspection", testInspection},
 	{"ForceUnlock", testForceUnlock},
 	{"HoldUnlock", testHoldUnlock},

@@ -51,8 +51,9 @@ func (c *Client) Store() *Store { return c.store }
 // TryLock implements driver.Backend. A positive r.Patience joins the key's
 // wait queue (see driver.Queuer); without it the queue is respected all the
 // same: a free key with waiters is granted to the first of them instead.
-// r.Floor is ignored: tokens count up from 1 on every key, so that tests
-// can predict them.
+// r.Floor sets no token: tokens count up from 1 on every key, so that
+// tests can predict them; a waiter's entry keeps it all the same, for its
+// turn to tell back and for UnlockTo (see driver.Passer).
 func (c *Client) TryLock(ctx context.Context, r driver.Request) (driver.Grant, error) {
 	if err := driver.CheckRequest(r); err != nil {
 		return driver.Grant{}, err
@@ -63,7 +64,7 @@ func (c *Client) TryLock(ctx context.Context, r driver.Request) (driver.Grant, e
 	}
 	var g driver.Grant
 	var n notice
-	err := c.call(ctx, op, func() { g, n = c.store.tryLock(r.Key, r.Owner, r.TTL, r.Patience) })
+	err := c.call(ctx, op, func() { g, n = c.store.tryLock(r) })
 	n.send()
 	if err != nil {
 		return driver.Grant{}, err
@@ -76,7 +77,7 @@ func (c *Client) Unlock(ctx context.Context, key, owner string) error {
 	if err := driver.CheckOwner(key, owner); err != nil {
 		return err
 	}
-	return c.unlock(ctx, key, owner, 0)
+	return c.unlock(ctx, key, owner, 0, driver.Successor{})
 }
 
 // UnlockHold implements driver.HoldUnlocker: Unlock of owner's hold whose
@@ -85,14 +86,15 @@ func (c *Client) UnlockHold(ctx context.Context, key, owner string, token uint64
 	if err := driver.CheckToken(key, owner, token); err != nil {
 		return err
 	}
-	return c.unlock(ctx, key, owner, token)
+	return c.unlock(ctx, key, owner, token, driver.Successor{})
 }
 
-// unlock drops owner's hold on key whose token is token (0: any).
-func (c *Client) unlock(ctx context.Context, key, owner string, token uint64) error {
+// unlock drops owner's hold on key whose token is token (0: any); the
+// last one is passed to next if it names a waiter (see UnlockTo).
+func (c *Client) unlock(ctx context.Context, key, owner string, token uint64, next driver.Successor) error {
 	var result error
 	var n notice
-	err := c.call(ctx, "unlock", func() { n, result = c.store.unlock(key, owner, token) })
+	err := c.call(ctx, "unlock", func() { n, result = c.store.unlock(key, owner, token, next) })
 	n.send()
 	if err != nil {
 		return err
@@ -151,7 +153,9 @@ func (c *Client) Close() error {
 // Calls returns how many calls of op ("trylock", "unlock", "expire",
 // "expirebatch", "inspect", "forceunlock", "watch", "fence",
 // "trylockqueued", "dequeue", "watchturn") the client has received, failed
-// ones included, its views' calls among them (see Share).
+// ones included, its views' calls among them (see Share). UnlockHold and
+// UnlockTo count as "unlock", Leave as "dequeue", WatchTurns as
+// "watchturn".
 func (c *Client) Calls(op string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()

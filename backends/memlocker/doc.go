@@ -46,6 +46,14 @@
 // lease or a patience runs out. The next attempt on the key notices and
 // hands the key on. Restart loses the queues with the locks.
 //
+// Clients implement driver.Passer too: a grant's turn (WatchTurns) tells
+// the floor of the waiter's last attempt and the waiter then first in
+// line, and UnlockTo's final release grants the key to the waiter it
+// names, out of its place in line, unless that waiter has no patience
+// left or left the key (Leave) within the time it gave; then it releases
+// as Unlock does. Leave's marks run on the store's clock, and Restart
+// loses them too.
+//
 // # Shared locks
 //
 // Clients implement driver.Sharer, as its reference: Client.Share hands
@@ -90,6 +98,7 @@
 // the error given to FailNext), ErrPartitioned, which ran nothing and so
 // wraps driver.ErrUnavailable, as an unreachable store's error does, and
 // ErrTimeout, whose operation ran: its outcome is unknown to the caller.
-// Request.Floor is ignored: tokens count up from 1 on every key, so that
-// tests can predict them.
+// Request.Floor sets no token: tokens count up from 1 on every key, so
+// that tests can predict them. Only UnlockTo's grant honours a floor, its
+// successor's (see driver.Passer).
 package memlocker

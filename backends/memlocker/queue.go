@@ -9,11 +9,20 @@ import (
 
 // waiter is one entry of a key's wait queue: an owner that asked for the
 // key, with a lease of ttl, and stays in line until deadline unless it asks
-// again.
+// again. floor is its last attempt's Request.Floor, which the turn of a
+// grant to it tells back, so that the waiter knows which of its waits the
+// grant answers (driver.Turn.Floor).
 type waiter struct {
 	owner    string
 	deadline time.Time
 	ttl      time.Duration
+	floor    uint64
+}
+
+// successor returns w as a release names it (driver.Successor), with the
+// patience it has left at now.
+func (w waiter) successor(now time.Time) driver.Successor {
+	return driver.Successor{Owner: w.owner, TTL: w.ttl, Patience: w.deadline.Sub(now), Floor: w.floor}
 }
 
 // lapsedHead drops the entries at the head of key's queue whose patience
@@ -39,16 +48,27 @@ func (s *Store) setQueue(key string, q []waiter) []waiter {
 	return q
 }
 
-// enqueue puts owner at the tail of key's queue until deadline, asking
-// for ttl, or moves its deadline (and lease) if it is already in line,
+// enqueue puts w at the tail of key's queue, or, if its owner is already
+// in line, takes w's deadline, lease and floor for the owner's entry,
 // keeping its place. s.mu must be held.
-func (s *Store) enqueue(key, owner string, deadline time.Time, ttl time.Duration) {
+func (s *Store) enqueue(key string, w waiter) {
 	q := s.queues[key]
-	if i := slices.IndexFunc(q, func(w waiter) bool { return w.owner == owner }); i >= 0 {
-		q[i].deadline, q[i].ttl = deadline, ttl
+	if i := slices.IndexFunc(q, func(e waiter) bool { return e.owner == w.owner }); i >= 0 {
+		q[i] = w
 		return
 	}
-	s.queues[key] = append(q, waiter{owner: owner, deadline: deadline, ttl: ttl})
+	s.queues[key] = append(q, w)
+}
+
+// following returns the first waiter in key's queue whose patience has
+// not lapsed, as a turn names it (driver.Turn.Next), dropping the lapsed
+// entries ahead of it; zero when nobody waits. s.mu must be held.
+func (s *Store) following(key string, now time.Time) driver.Successor {
+	q := s.lapsedHead(key, now)
+	if len(q) == 0 {
+		return driver.Successor{}
+	}
+	return q[0].successor(now)
 }
 
 // leaveQueue takes owner out of key's queue, if it is in it. s.mu must be
@@ -58,16 +78,16 @@ func (s *Store) leaveQueue(key, owner string) {
 }
 
 // notice is what a change of a mutex tells, once s.mu is released: the
-// watchers to call, and the grant to give them (zero for a release).
+// watchers to call, and the turn to tell them (zero for a release).
 type notice struct {
 	watchers []*driver.Callback
-	grant    driver.Grant
+	turn     driver.Turn
 }
 
 // send calls the watchers, outside the store's lock.
 func (n notice) send() {
 	for _, w := range n.watchers {
-		w.Give(n.grant)
+		w.Tell(n.turn)
 	}
 }
 
@@ -75,21 +95,33 @@ func (n notice) send() {
 // waiter whose patience has not run out (one unclaimed hold, a new token,
 // the lease the waiter asked for), or leaves it free when there is none.
 // It returns whom to tell, for after s.mu is released: that waiter's turn
-// watchers, with the grant, or key's release watchers when nobody was
-// waiting. s.mu must be held, and key must have no hold.
+// watchers, with its turn (see grant), or key's release watchers when
+// nobody was waiting. s.mu must be held, and key must have no hold.
 func (s *Store) handOff(key string, now time.Time) notice {
 	q := s.lapsedHead(key, now)
 	if len(q) == 0 {
 		return notice{watchers: s.watchersOf(watched{key: key})}
 	}
-	next := q[0]
 	s.setQueue(key, q[1:])
 	s.tokens[key]++
-	h := &hold{owner: next.owner, holds: 1, granted: true, token: s.tokens[key], expires: now.Add(s.lease(next.ttl))}
-	s.locks[key] = h
+	return s.grant(key, q[0].successor(now), s.tokens[key], false, now)
+}
+
+// grant makes key an unclaimed grant to to.Owner, with token and the lease
+// to.TTL, and returns the notice of its turn: the grant, to.Floor, passed
+// (a release named the grantee), and the waiter then first in line. s.mu
+// must be held, key must have no hold, and to.Owner must be out of key's
+// queue.
+func (s *Store) grant(key string, to driver.Successor, token uint64, passed bool, now time.Time) notice {
+	s.locks[key] = &hold{owner: to.Owner, holds: 1, granted: true, token: token, expires: now.Add(s.lease(to.TTL))}
 	return notice{
-		watchers: s.watchersOf(watched{key: key, owner: next.owner}),
-		grant:    driver.Grant{Acquired: true, Holds: 1, Token: h.token, Uptime: s.uptime()},
+		watchers: s.watchersOf(watched{key: key, owner: to.Owner}),
+		turn: driver.Turn{
+			Grant:  driver.Grant{Acquired: true, Holds: 1, Token: token, Uptime: s.uptime()},
+			Floor:  to.Floor,
+			Passed: passed,
+			Next:   s.following(key, now),
+		},
 	}
 }
 
@@ -98,11 +130,16 @@ func (s *Store) handOff(key string, now time.Time) notice {
 func (s *Store) dequeue(key, owner string) notice {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.withdraw(key, owner, s.now())
+}
+
+// withdraw is dequeue with s.mu held.
+func (s *Store) withdraw(key, owner string, now time.Time) notice {
 	s.leaveQueue(key, owner)
 	h := s.live(key)
 	if h == nil || h.owner != owner || !h.granted {
 		return notice{}
 	}
 	delete(s.locks, key)
-	return s.handOff(key, s.now())
+	return s.handOff(key, now)
 }

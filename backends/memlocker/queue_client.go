@@ -30,5 +30,5 @@ func (c *Client) WatchTurn(ctx context.Context, key, owner string, fn func(drive
 	if fn == nil {
 		return nil, driver.Invalid("nil callback")
 	}
-	return c.watch(ctx, "watchturn", watched{key: key, owner: owner}, fn)
+	return c.watch(ctx, "watchturn", watched{key: key, owner: owner}, func(t driver.Turn) { fn(t.Grant) })
 }

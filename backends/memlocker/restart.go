@@ -7,7 +7,7 @@ import (
 )
 
 // Restart simulates a restart of the store's server without persistence:
-// every lock, wait queue and fencing counter is dropped, of the mutexes
+// every lock, wait queue, Leave mark and fencing counter is dropped, of the mutexes
 // and the shared locks alike, the watchers are
 // called (their keys were released, and waiters lost their places), and
 // from then on grants report the store's uptime since this restart in
@@ -18,6 +18,7 @@ func (s *Store) Restart() {
 	s.locks = make(map[string]*hold)
 	s.tokens = make(map[string]uint64)
 	s.queues = make(map[string][]waiter)
+	s.left = make(map[leftMark]time.Time)
 	s.shared = make(map[sharedKey]*sharedLock)
 	s.restarted = s.now()
 	var ws []*driver.Callback

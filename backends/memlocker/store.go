@@ -18,6 +18,11 @@ type Store struct {
 	watchers map[watched]map[*driver.Callback]struct{}
 	// queues are the keys' wait queues, first in line first.
 	queues map[string][]waiter
+	// left holds the marks of Leave: until when releases may not name an
+	// owner to a key (see driver.Passer). leftSweep is the number of
+	// marks at which markLeft next drops the lapsed ones.
+	left      map[leftMark]time.Time
+	leftSweep int
 	// shared are the read-write locks and semaphores (see Client.Share),
 	// each in a namespace apart from the mutexes.
 	shared map[sharedKey]*sharedLock
@@ -61,6 +66,7 @@ func NewStore(opts ...StoreOption) *Store {
 		tokens:   make(map[string]uint64),
 		watchers: make(map[watched]map[*driver.Callback]struct{}),
 		queues:   make(map[string][]waiter),
+		left:     make(map[leftMark]time.Time),
 		shared:   make(map[sharedKey]*sharedLock),
 	}
 	for _, opt := range opts {
@@ -101,13 +107,14 @@ func (s *Store) lease(ttl time.Duration) time.Duration {
 	return ttl
 }
 
-// tryLock acquires, re-enters or claims the grant of key for owner. A
-// free key goes to the first waiter in its queue: to owner if it is first
-// (or nobody waits), else it is granted to that waiter. When another owner
-// has key and patience is positive, owner joins key's queue (or stays in
-// it) until patience from now, asking for ttl. The notice is for after
-// s.mu is released.
-func (s *Store) tryLock(key, owner string, ttl, patience time.Duration) (driver.Grant, notice) {
+// tryLock acquires, re-enters or claims the grant of r.Key for r.Owner. A
+// free key goes to the first waiter in its queue: to the owner if it is
+// first (or nobody waits), else it is granted to that waiter. When another
+// owner has the key and r.Patience is positive, the owner joins the key's
+// queue (or stays in it) until r.Patience from now, asking for r.TTL with
+// r.Floor. The notice is for after s.mu is released.
+func (s *Store) tryLock(r driver.Request) (driver.Grant, notice) {
+	key, owner, ttl, patience := r.Key, r.Owner, r.TTL, r.Patience
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
@@ -127,7 +134,7 @@ func (s *Store) tryLock(key, owner string, ttl, patience time.Duration) (driver.
 	if h.owner != owner {
 		g := driver.Grant{Remaining: h.expires.Sub(now), Reserved: h.granted, Uptime: s.uptime()}
 		if patience > 0 {
-			s.enqueue(key, owner, now.Add(patience), ttl)
+			s.enqueue(key, waiter{owner: owner, deadline: now.Add(patience), ttl: ttl, floor: r.Floor})
 			g.Token = h.token
 		}
 		return g, n
@@ -140,9 +147,11 @@ func (s *Store) tryLock(key, owner string, ttl, patience time.Duration) (driver.
 	return driver.Grant{Acquired: true, Holds: h.holds, Token: h.token, Uptime: s.uptime()}, n
 }
 
-// unlock drops one of owner's holds on key; the last one, claimed or not,
-// frees key for the next waiter. The notice is for after s.mu is released.
-func (s *Store) unlock(key, owner string, token uint64) (notice, error) {
+// unlock drops one of owner's holds on key whose token is token (0: any);
+// the last one, claimed or not, frees key for next, if it names a waiter
+// it may be granted to (see handTo), or else for the first waiter in line.
+// The notice is for after s.mu is released.
+func (s *Store) unlock(key, owner string, token uint64, next driver.Successor) (notice, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h := s.live(key)
@@ -154,7 +163,7 @@ func (s *Store) unlock(key, owner string, token uint64) (notice, error) {
 		return notice{}, nil
 	}
 	delete(s.locks, key)
-	return s.handOff(key, s.now()), nil
+	return s.handTo(key, next, s.now()), nil
 }
 
 func (s *Store) expire(key, owner string, ttl time.Duration) error {

@@ -31,16 +31,16 @@ func (c *Client) watchReleases(ctx context.Context, what watched, fn func()) (fu
 	if fn == nil {
 		return nil, driver.Invalid("nil callback")
 	}
-	return c.watch(ctx, "watch", what, func(driver.Grant) { fn() })
+	return c.watch(ctx, "watch", what, func(driver.Turn) { fn() })
 }
 
 // watch registers fn, not nil, as a watcher of what with the store. The
 // watcher is registered inside the call, so Close, which waits for calls in
 // flight, finds it and stops it.
-func (c *Client) watch(ctx context.Context, op string, what watched, fn func(driver.Grant)) (func(), error) {
-	w := driver.NewTurnCallback(func(g driver.Grant) {
+func (c *Client) watch(ctx context.Context, op string, what watched, fn func(driver.Turn)) (func(), error) {
+	w := driver.NewTurnsCallback(func(t driver.Turn) {
 		if !c.isPartitioned() {
-			fn(g)
+			fn(t)
 		}
 	})
 	err := c.call(ctx, op, func() {
