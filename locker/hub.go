@@ -218,6 +218,17 @@ func (s *subscription) granted(above uint64) (driver.Grant, bool) {
 	return g, g.Acquired && g.Token > above
 }
 
+// heard returns the token of the highest grant the subscription heard so
+// far, 0 if none.
+func (s *subscription) heard() uint64 {
+	if s == nil {
+		return 0
+	}
+	s.t.mu.Lock()
+	defer s.t.mu.Unlock()
+	return s.t.grant.Token
+}
+
 // close leaves the subscription. The store's watch stops
 // subscriptionLinger after the last waiter left, unless another joined.
 func (s *subscription) close() {

@@ -149,3 +149,30 @@ func TestFirstAttemptFailureEndsTheWaitAtOnce(t *testing.T) {
 	_, err = newMutex(t, c, "k").Lock(ctx)
 	require.ErrorIs(t, err, memlocker.ErrTimeout, "a store that never answered is not waited on")
 }
+
+// TestAGrantOfAnEarlierWaitIsNotTaken: the subscription a Mutex's waits
+// share keeps the grants it heard; after a restart without persistence the
+// store's tokens start over, so the refusals of a later wait report lower
+// tokens than that grant, and the wait must still not take it: it is not
+// its own, and another owner holds the lock.
+func TestAGrantOfAnEarlierWaitIsNotTaken(t *testing.T) {
+	ctx := context.Background()
+	store := memlocker.NewStore()
+	holder, err := newMutex(t, store.Client(), "k").Lock(ctx, locker.WithLease(time.Minute))
+	require.NoError(t, err)
+	_, m, got := waitBehind(t, store, "the waiter")
+	require.NoError(t, holder.Unlock(ctx))
+	l := <-got
+	require.NotNil(t, l)
+	require.NoError(t, l.Unlock(ctx))
+
+	store.Restart()
+	other, err := newMutex(t, store.Client(), "k").Lock(ctx, locker.WithLease(time.Minute))
+	require.NoError(t, err)
+	require.Less(t, other.Token(), l.Token(), "the restarted store's tokens start over")
+	// The wait outlasts a refresh of its place in line (at most a
+	// second), after which it looks at what its subscription heard.
+	_, err = m.Lock(ctx, locker.WithLease(time.Minute), locker.WithWait(1500*time.Millisecond))
+	assert.ErrorIs(t, err, locker.ErrNotAcquired, "the grant of the earlier wait is not this wait's")
+	require.NoError(t, other.Unlock(ctx))
+}

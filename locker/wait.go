@@ -67,8 +67,16 @@ func (m *Mutex) attemptUntil(ctx, waitCtx context.Context, ttl time.Duration, wa
 	takesGrants := queued && !m.sharedOwner
 	var above uint64      // the highest token of this wait's refusals and grants
 	var refused time.Time // when the last refused attempt started
+	// before is the highest token of the grants the subscription heard
+	// before this wait: a shared subscription keeps what it heard for the
+	// waits that follow, and a grant made before the wait began is not
+	// its own, whatever the refusals report (the line member of a
+	// combinator that restarted without persistence reports lower tokens
+	// than it granted before).
+	var before uint64
 	if wait {
 		sub = m.s.hub.rejoin(m.name, m.waiterID(queued))
+		before = sub.heard()
 	}
 	if listed {
 		defer func() {
@@ -86,7 +94,7 @@ func (m *Mutex) attemptUntil(ctx, waitCtx context.Context, ttl time.Duration, wa
 		if sub != nil {
 			woken = sub.next()
 		}
-		if gr, ok := sub.granted(above); ok && takesGrants && above > 0 && waitCtx.Err() == nil {
+		if gr, ok := sub.granted(max(above, before)); ok && takesGrants && above > 0 && waitCtx.Err() == nil {
 			// A release granted the lock to this waiter after the store
 			// refused its last attempt: the grant's lease began after
 			// that attempt started. (A store that reports no token on a
@@ -175,6 +183,7 @@ func (m *Mutex) attemptUntil(ctx, waitCtx context.Context, ttl time.Duration, wa
 			// only its turn: every release while it waits is handed to a
 			// waiter.
 			sub = m.s.hub.subscribe(waitCtx, m.s, m.name, m.waiterID(queued))
+			before = sub.heard() // what it heard may be this wait's: the attempt that follows claims it
 			if err := m.waitGoesOn(waitCtx); err != nil {
 				return driver.Grant{}, start, cleanup{}, err // subscribing took the wait
 			}
