@@ -34,7 +34,12 @@
 // stores picks the same one): waiters get the lock in the order they
 // asked for it, a release wakes only the first of them, which takes the
 // lock in one more round, and nobody takes it meanwhile, not even the
-// holder that just released it and asks again. The line member decides
+// holder that just released it and asks again. Where the members can
+// also grant the lock to a waiter a release names (driver.Passer: Redis
+// and memory), the hand-off takes no round of the waiter's own: the line
+// member tells each holder who waits behind it, the holder's release
+// grants every member to that waiter, and the waiter holds the lock once
+// a majority of those grants has reached it. The line member decides
 // the order only: a quorum without it is still a quorum, so a line member
 // that is down, or held by another owner who holds no quorum, costs a
 // waiter at most a refused attempt or two, and a waiter that another

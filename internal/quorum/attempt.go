@@ -61,6 +61,9 @@ type attempt struct {
 	// (see lineState).
 	gated bool
 	held  *driver.Grant
+	// passed are the grants that turns naming the owner brought on the
+	// other members, by member (see pass.go): the owner holds them too.
+	passed map[int]driver.Grant
 }
 
 // tryLock makes one attempt to take every target for r.Owner, with r's
@@ -71,10 +74,16 @@ func (e *engine) tryLock(ctx context.Context, ts []target, r driver.Request) (dr
 		floor: max(tokenFloor(), r.Floor), rs: make([]memberResult, len(ts)), skip: e.bg.settle(ctx, ts, r.Owner, e.s.plain)}
 	a.start = e.s.now()
 	if e.waits != nil && r.Patience > 0 {
-		a.gated, a.held = e.waits.begin(ts[e.line].key, r.Owner, a.start)
+		a.gated, a.held, a.passed = e.waits.begin(ts[e.line].key, r.Owner, a.start)
 		if a.held != nil {
 			// The other members' tokens agree with the grant's.
 			a.floor = max(a.held.Token, r.Floor)
+		} else if len(a.passed) > 0 {
+			// Nor with the turns' grants on the other members.
+			a.floor = r.Floor
+			for _, g := range a.passed {
+				a.floor = max(a.floor, g.Token)
+			}
 		}
 	}
 	e.bg.leased(a.ttl)
@@ -203,7 +212,10 @@ func (a *attempt) tryMember(ctx context.Context, i int, lease time.Duration) (dr
 		r.Patience = a.patience
 	}
 	if i == a.e.line && a.held != nil {
-		return a.renewTurn(ctx, t, r)
+		return a.renewTurn(ctx, t, r, *a.held, true)
+	}
+	if g, ok := a.passed[i]; ok && i != a.e.line {
+		return a.renewTurn(ctx, t, r, g, false)
 	}
 	return t.b.TryLock(ctx, r)
 }

@@ -191,7 +191,7 @@ func (bg *background) release(t target, owner string, until time.Time, timeout f
 			cctx, ccancel := context.WithTimeout(ctx, d)
 			start := time.Now()
 			tk := bg.held.unlock(k)
-			err := releaseHold(cctx, t, owner, tk.token)
+			err := releaseHold(cctx, t, owner, tk.token, driver.Successor{})
 			bg.held.end(k, tk, unlockCount(err), 0, 0, 0)
 			t.rtt.observe(cctx, ctx, time.Since(start), d, err)
 			ccancel()

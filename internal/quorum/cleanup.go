@@ -128,9 +128,14 @@ func (a *attempt) fail(ctx context.Context, reason error) (driver.Grant, error) 
 			}
 			return driver.Grant{Remaining: a.e.wakes.stuck(a.ts[a.e.line].key, a.owner, a.start, refusing)}, nil
 		}
-		// A reservation of the line member is the combinator's.
-		reserved := a.e.line >= 0 && a.rs[a.e.line].state == refused && a.rs[a.e.line].g.Reserved
-		return driver.Grant{Remaining: a.remaining(), Reserved: reserved}, nil
+		// A reservation of the line member is the combinator's, and so
+		// is the token its refusal reports to a waiter (see
+		// driver.Queuer), which a grant from turns exceeds (see pass.go).
+		g := driver.Grant{Remaining: a.remaining()}
+		if a.e.line >= 0 && a.rs[a.e.line].state == refused {
+			g.Reserved, g.Token = a.rs[a.e.line].g.Reserved, a.rs[a.e.line].g.Token
+		}
+		return g, nil
 	}
 	err := fmt.Errorf("%s: %w: %v", a.e.kind.name, driver.ErrUnavailable, reason)
 	if a.count(func(r *memberResult) bool { return r.err != nil }) > 0 {
@@ -143,7 +148,7 @@ func (a *attempt) fail(ctx context.Context, reason error) (driver.Grant, error) 
 // ledger with tk.
 func (a *attempt) unlockMember(ctx context.Context, i int, tk ticket) error {
 	t := a.ts[i]
-	err := releaseHold(ctx, t, a.owner, tk.token)
+	err := releaseHold(ctx, t, a.owner, tk.token, driver.Successor{})
 	a.e.bg.held.end(a.key(i), tk, unlockCount(err), 0, 0, 0)
 	return err
 }

@@ -29,6 +29,8 @@ type engine struct {
 	// wakes are the turn watches of a combinator with a line member (see
 	// wakes); nil for others.
 	wakes *wakes
+	// passes: the engine hands the lock over in one round (see pass.go).
+	passes bool
 	// bg runs the releases failed attempts leave behind.
 	bg *background
 	// share is the kind of shared lock a view's members hold (see
@@ -51,6 +53,7 @@ func newEngine(kind Kind, s Settings, ts []target, share driver.Share) engine {
 		if e.gate < 0 {
 			e.waits = new(lineState)
 		}
+		e.passes = passing(ts, e.line, e.waits, e.needed)
 	}
 	return e
 }

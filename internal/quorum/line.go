@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/distlock/distlock/driver"
 )
@@ -61,11 +62,16 @@ func lineOf(kind Kind, ts []target, share driver.Share) int {
 
 // watchTurn is Queuer.WatchTurn, for the combinators with a line member:
 // fn is called whenever the line member grants key to owner, or may have,
-// always with a zero Grant, since the grant is the line member's alone:
-// the waiter's next attempt takes the other members. A majority lock keeps
+// with a zero Grant, since the grant is the line member's alone: the
+// waiter's next attempt takes the other members. A majority lock keeps
 // the grant for that attempt (see lineState). While the waiter is stuck
 // (see wakes), fn is also called at the releases of the members that
 // refused it.
+//
+// A majority lock whose members pass (see pass.go) also watches the
+// owner's turns on the other members, and gives fn the grant once the
+// turns that a release named the owner to make a quorum; or, should they
+// not, a zero Grant after passWait.
 func (c *combinator) watchTurn(ctx context.Context, key, owner string, fn func(driver.Grant)) (func(), error) {
 	ts, err := c.enterOwner(key, owner)
 	if err != nil {
@@ -75,19 +81,57 @@ func (c *combinator) watchTurn(ctx context.Context, key, owner string, fn func(d
 	if fn == nil {
 		return nil, c.labelled(driver.Invalid("nil callback"))
 	}
+	cb := driver.NewTurnCallback(fn)
+	wake := func() { cb.Give(driver.Grant{}) }
 	l := ts[c.line]
-	stop, err := l.queuer.WatchTurn(ctx, l.key, owner, func(g driver.Grant) {
-		if c.waits != nil {
-			c.waits.turn(l.key, owner, g)
+	heard := func(i int, t driver.Turn) {
+		now := time.Now()
+		if i == c.line && c.waits != nil {
+			c.waits.turn(l.key, owner, t, now)
 		}
-		fn(driver.Grant{})
-	})
+		if !t.Passed || !c.passes {
+			if i == c.line {
+				wake()
+			}
+			return
+		}
+		switch r := c.pass(ts, l.key, owner, i, t, now, wake); r.state {
+		case passQuorum:
+			c.registerPasses(ts, owner, r)
+			cb.Give(r.grant)
+		case passLate:
+			c.registerPasses(ts, owner, r)
+		case passIgnored:
+			if i == c.line {
+				wake()
+			}
+		}
+	}
+	var stopLine, stopOthers func()
+	if c.passes {
+		stopLine, err = l.passer.WatchTurns(ctx, l.key, owner, func(t driver.Turn) { heard(c.line, t) })
+	} else {
+		stopLine, err = l.queuer.WatchTurn(ctx, l.key, owner, func(g driver.Grant) { heard(c.line, driver.Turn{Grant: g}) })
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s: %w", c.kind.name, l.label, err)
 	}
-	w := &waker{ctx: context.WithoutCancel(ctx), fn: func() { fn(driver.Grant{}) }, watch: c.watchOthers(ts)}
+	if c.passes {
+		if stopOthers, err = c.watchPasses(ctx, ts, owner, heard); err != nil {
+			stopLine()
+			return nil, fmt.Errorf("%s: %w", c.kind.name, err)
+		}
+	}
+	w := &waker{ctx: context.WithoutCancel(ctx), fn: wake, watch: c.watchOthers(ts)}
 	remove := c.wakes.add(l.key, owner, w)
-	return func() { remove(); stop() }, nil
+	return func() {
+		remove()
+		stopLine()
+		if stopOthers != nil {
+			stopOthers()
+		}
+		cb.Stop()
+	}, nil
 }
 
 // overtakes reports whether the attempt would overtake the line member's
@@ -119,7 +163,7 @@ func (a *attempt) noteLine() {
 	}
 	a.e.wakes.inLine(key, a.owner)
 	if a.e.waits != nil {
-		a.e.waits.refused(key, a.owner, r.g, a.gated, a.start, a.ttl, a.patience)
+		a.e.waits.refused(key, a.owner, r.g, a.gated, a.start, a.ttl, a.patience, a.floor)
 	}
 }
 
@@ -138,7 +182,7 @@ func (a *attempt) leaveLine(ctx context.Context) {
 	}
 	a.e.wakes.inLine(a.ts[l].key, a.owner)
 	if a.e.waits != nil {
-		a.e.waits.done(a.ts[l].key, a.owner)
+		a.e.waits.won(a.ts[l].key, a.owner)
 	}
 	if a.rs[l].state == acquired {
 		return
@@ -151,24 +195,26 @@ func (a *attempt) leaveLine(ctx context.Context) {
 	}, nil)
 }
 
-// renewTurn takes the line member with the grant a turn brought: it renews
+// renewTurn takes a member with the grant g a turn brought: it renews
 // the grant's lease there (Expire), which shows that the owner still holds
 // it and leaves it unclaimed, so that the line member goes on refusing
 // everyone else should the attempt fail. The hold is the grant's, with its
-// token. A grant given back, or lost to a restart, is not counted: the
-// wait starts over, and the attempt asks the line member with r instead,
-// as any attempt does, which takes the lock there if it is free, or puts
-// the owner in line again (otherwise no turn would come, and the waiter
-// would wait for its safety net).
-func (a *attempt) renewTurn(ctx context.Context, t target, r driver.Request) (driver.Grant, error) {
+// token. A grant given back, or lost to a restart, is not counted: on the
+// line member the wait starts over, and the attempt asks the member with
+// r instead, as any attempt does, which takes the lock there if it is
+// free, or puts the owner in line again (otherwise no turn would come,
+// and the waiter would wait for its safety net).
+func (a *attempt) renewTurn(ctx context.Context, t target, r driver.Request, g driver.Grant, line bool) (driver.Grant, error) {
 	err := t.b.Expire(ctx, t.key, a.owner, r.TTL)
 	switch {
 	case err == nil:
 		// The grant's uptime, not the renewal's: the restart guard must
 		// see a store that restarted before it made the grant.
-		return driver.Grant{Acquired: true, Holds: 1, Token: a.held.Token, Uptime: a.held.Uptime}, nil
+		return driver.Grant{Acquired: true, Holds: 1, Token: g.Token, Uptime: g.Uptime}, nil
 	case errors.Is(err, driver.ErrNotHeld):
-		a.e.waits.done(t.key, a.owner)
+		if line {
+			a.e.waits.done(t.key, a.owner)
+		}
 		return t.b.TryLock(ctx, r)
 	}
 	return driver.Grant{}, err

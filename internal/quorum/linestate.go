@@ -57,10 +57,20 @@ const hotWindow = time.Second
 // waiter a refused attempt or two, not the hold's lease. Under contention
 // the line member's token changes with every holder, and the key stays
 // hot.
+//
+// The one-round hand-off. When the members are driver.Passers, a waiter
+// also hears the turns its predecessor's release names it to on every
+// member, and takes the lock from them once a quorum has come (see
+// pass.go); what it needs for that is kept here too: the floors of its
+// attempts, the turns, and who the line member said waits behind it (an
+// heir, which the release of the hold it takes names).
 type lineState struct {
 	mu    sync.Mutex
 	hot   map[string]*heat
 	waits map[turnKey]*waiting
+	heirs map[turnKey]heir
+	// patience is the longest patience a wait gave (see leave).
+	patience time.Duration
 }
 
 // staleAfter is how long one hold on the line member refuses a key's
@@ -84,36 +94,62 @@ type waiting struct {
 	token   uint64        // the highest token the line member's refusals reported
 	grant   driver.Grant  // a turn's grant above token, if one was heard
 	woken   bool          // a turn heard without a grant
+
+	last   time.Time           // when the latest attempt of the wait began
+	floors map[uint64]asked    // the floors of the attempts the line member refused
+	passes map[int]driver.Turn // the turns above token that named the owner, by member
+	next   heir                // who waits behind the owner, as the line member's last turn said
+	timer  *time.Timer         // wakes the waiter should the passes not make a quorum
+	taken  bool                // the passes made a quorum, given to the waiter
+}
+
+// asked is what an attempt of a wait asked for: when it began, and the
+// lease.
+type asked struct {
+	start time.Time
+	lease time.Duration
 }
 
 // begin starts an attempt of owner on key with patience: it returns
 // whether the attempt asks the line member first, and the grant a turn
 // brought there, if its lease has not run out.
-func (l *lineState) begin(key, owner string, now time.Time) (gated bool, held *driver.Grant) {
+// It also returns the grants that turns naming the owner brought on the
+// other members, by member, with which the attempt holds them already.
+func (l *lineState) begin(key, owner string, now time.Time) (gated bool, held *driver.Grant, passed map[int]driver.Grant) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if w := l.waits[turnKey{key, owner}]; w != nil {
-		if w.grant.Acquired {
+		w.last = now
+		if w.grant.Acquired || len(w.passes) > 0 {
 			if now.Sub(w.refused) < w.lease {
-				g := w.grant
-				return false, &g
+				if w.grant.Acquired {
+					g := w.grant
+					held = &g
+				}
+				for i, t := range w.passes {
+					if passed == nil {
+						passed = make(map[int]driver.Grant, len(w.passes))
+					}
+					passed[i] = t.Grant
+				}
+				return false, held, passed
 			}
-			w.grant = driver.Grant{}
+			w.grant, w.passes = driver.Grant{}, nil
 		}
 		if w.woken {
 			w.woken = false
-			return false, nil
+			return false, nil, nil
 		}
 	}
 	h, ok := l.hot[key]
-	return ok && now.Sub(h.at) < hotWindow, nil
+	return ok && now.Sub(h.at) < hotWindow, nil, nil
 }
 
 // refused records the line member's refusal g of an attempt of owner on
 // key that began at start, asked for lease and waits patience: it heats
 // the key, unless one hold has refused its gated attempts for staleAfter,
 // which cools it.
-func (l *lineState) refused(key, owner string, g driver.Grant, gated bool, start time.Time, lease, patience time.Duration) {
+func (l *lineState) refused(key, owner string, g driver.Grant, gated bool, start time.Time, lease, patience time.Duration, floor uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	h := l.hot[key]
@@ -136,31 +172,52 @@ func (l *lineState) refused(key, owner string, g driver.Grant, gated bool, start
 	}
 	k := turnKey{key, owner}
 	w := l.waits[k]
-	if w == nil {
+	if w == nil || w.taken {
 		if l.waits == nil {
 			l.waits = make(map[turnKey]*waiting)
 		}
 		prune(l.waits, func(w *waiting) bool { return !start.Before(w.until) })
-		w = &waiting{}
+		w.stop()
+		w = &waiting{last: start}
 		l.waits[k] = w
 	}
 	w.refused, w.until, w.lease, w.token = start, start.Add(patience), lease, max(w.token, g.Token)
+	l.patience = max(l.patience, patience)
 	if w.grant.Token <= w.token {
 		w.grant = driver.Grant{}
+	}
+	for i, t := range w.passes {
+		if t.Grant.Token <= w.token {
+			delete(w.passes, i)
+		}
+	}
+	if floor > 0 {
+		if w.floors == nil {
+			w.floors = make(map[uint64]asked)
+		}
+		for f, a := range w.floors {
+			// A release names an attempt only within its patience.
+			if start.Sub(a.start) > patience+floorLead {
+				delete(w.floors, f)
+			}
+		}
+		w.floors[floor] = asked{start, lease}
 	}
 }
 
 // turn records a turn heard for owner on key: its grant, if it came after
 // the last refusal recorded, or a wake-up.
-func (l *lineState) turn(key, owner string, g driver.Grant) {
+func (l *lineState) turn(key, owner string, t driver.Turn, now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	w := l.waits[turnKey{key, owner}]
+	g := t.Grant
 	switch {
-	case w == nil:
+	case w == nil, w.taken:
 	case g.Acquired && g.Token > w.token:
 		if g.Token > w.grant.Token {
 			w.grant = g
+			w.next = heirOf(t.Next, now)
 		}
 	default:
 		w.woken = true
@@ -182,11 +239,33 @@ func (l *lineState) claimed(key, owner string, token uint64) {
 	}
 }
 
-// done forgets owner's wait on key: it holds the lock, or left the queue.
+// done forgets owner's wait on key: it left the queue, or its grant.
 func (l *lineState) done(key, owner string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	delete(l.waits, turnKey{key, owner})
+	k := turnKey{key, owner}
+	l.waits[k].stop()
+	delete(l.waits, k)
+}
+
+// won forgets owner's wait on key, which an attempt ended with the lock:
+// the hold's heir is who the line member's turn said waits behind it, if
+// a turn came.
+func (l *lineState) won(key, owner string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k := turnKey{key, owner}
+	w := l.waits[k]
+	l.inherit(k, w)
+	w.stop()
+	delete(l.waits, k)
+}
+
+// stop stops w's timer; w may be nil.
+func (w *waiting) stop() {
+	if w != nil && w.timer != nil {
+		w.timer.Stop()
+	}
 }
 
 // prune drops the entries that are over once m has grown past a few

@@ -8,16 +8,23 @@ import (
 	"github.com/distlock/distlock/driver"
 )
 
-// unlock drops one of owner's holds on every target at once.
+// unlock drops one of owner's holds on every target at once. A hold with
+// an heir (see pass.go) names it to the members that pass: their final
+// release grants the lock to the heir.
 func (e *engine) unlock(ctx context.Context, ts []target, owner string) error {
 	var small [8]ticket
 	tks := small[:0]
 	for _, t := range ts {
 		tks = append(tks, e.bg.held.unlock(pendingKey{t.rtt, t.key, owner}))
 	}
+	var next driver.Successor
+	if e.passes {
+		next = e.waits.heir(ts[e.line].key, owner, time.Now())
+		e.waits.release(ts[e.line].key, owner)
+	}
 	_, errs := fanout(ctx, ts, e.s.plain, func(ctx context.Context, i int) (struct{}, error) {
 		t := ts[i]
-		err := releaseHold(ctx, t, owner, tks[i].token)
+		err := releaseHold(ctx, t, owner, tks[i].token, next)
 		e.bg.held.end(pendingKey{t.rtt, t.key, owner}, tks[i], unlockCount(err), 0, 0, 0)
 		return struct{}{}, err
 	}, nil)
@@ -50,9 +57,11 @@ func (e *engine) unlock(ctx context.Context, ts []target, owner string) error {
 // that reports no hold of the owner has nothing to release: ErrNotHeld.
 // Not on a read view, though: a read hold's token is 0 until the lock's
 // first write, so there a 0 is no sign of a lost reply, and asking would
-// cost every release of such a hold a round trip.
-func releaseHold(ctx context.Context, t target, owner string, token uint64) error {
-	if t.holder == nil {
+// cost every release of such a hold a round trip. A member that passes is
+// given next, whom its final release then grants the lock (UnlockTo).
+func releaseHold(ctx context.Context, t target, owner string, token uint64, next driver.Successor) error {
+	pass := next.Owner != "" && t.passer != nil
+	if t.holder == nil && !pass {
 		return t.b.Unlock(ctx, t.key, owner)
 	}
 	if token == 0 && t.inspector != nil && t.mode != driver.Read {
@@ -65,7 +74,10 @@ func releaseHold(ctx context.Context, t target, owner string, token uint64) erro
 			return driver.ErrNotHeld
 		}
 	}
-	if token == 0 {
+	switch {
+	case pass:
+		return t.passer.UnlockTo(ctx, t.key, owner, token, next)
+	case token == 0:
 		return t.b.Unlock(ctx, t.key, owner)
 	}
 	return t.holder.UnlockHold(ctx, t.key, owner, token)

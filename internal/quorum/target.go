@@ -21,6 +21,7 @@ type target struct {
 	forcer    driver.ForceUnlocker
 	queuer    driver.Queuer
 	holder    driver.HoldUnlocker
+	passer    driver.Passer
 	// mode is the mode of a member's view of shared locks (see Share), 0
 	// on a member's mutexes.
 	mode driver.Mode
@@ -42,6 +43,7 @@ func newTarget(b driver.Backend, key, label string) target {
 	t.forcer, _ = b.(driver.ForceUnlocker)
 	t.queuer, _ = b.(driver.Queuer)
 	t.holder, _ = b.(driver.HoldUnlocker)
+	t.passer, _ = b.(driver.Passer)
 	if n, ok := b.(nested); ok {
 		if c := n.self(); c.fencers > 0 {
 			t.fencer = nestedFencer{c}

@@ -51,6 +51,9 @@ func (c *combinator) Dequeue(ctx context.Context, key, owner string) error {
 		return err
 	}
 	defer c.guard.Exit()
+	if c.passes {
+		return c.leave(ctx, ts, owner)
+	}
 	if c.waits != nil {
 		c.waits.done(ts[c.line].key, owner)
 	}

@@ -1,0 +1,343 @@
+package quorum
+
+import (
+	"context"
+	"time"
+
+	"github.com/distlock/distlock/driver"
+)
+
+// The one-round hand-off, for a majority lock whose line member and
+// enough other members are driver.Passers.
+//
+// Without it a hand-off takes two rounds after the hold: the holder's
+// release, then, on the line member's turn, the waiter's own attempt at
+// the other members. With it the holder knows who waits behind it: the
+// line member's turn that brought it the lock named the waiter then
+// first in line (driver.Turn.Next), its heir. The holder's release names
+// the heir to every member that can pass (UnlockTo), and each grants the
+// heir the lock in the same step, with the token one above the holder's
+// (or the heir's floor), which they then agree on, and tells it on its
+// turn channel. The heir, which watches its turns on every such member
+// (combinator.watchTurn), holds the lock once a quorum of them, the line
+// member's among them, have come: it takes it from its Mutex's turn,
+// without a call.
+//
+// What makes that safe:
+//
+//   - Exclusion and fencing: every member grants only on the holder's
+//     release there, so a member grants the heir only what the holder
+//     held; a quorum of grants is a quorum, and each grant's token is
+//     above the holder's there, so the quorum's common token rises past
+//     every earlier holder's as round one's does (see doc.go).
+//   - Which wait a turn belongs to: a turn tells the floor of the request
+//     it answers, and the heir counts only the turns whose floor is one
+//     of its current wait's attempts (lineState.refused) and whose token
+//     is above the line member's refusals in it, so that a late turn of an
+//     earlier wait is never counted. The quorum includes the line member's
+//     grant, so that the line member's refusals report the token from then
+//     on: a grant the waiter's Mutex did not take can never pass for a
+//     later one.
+//   - Validity: each grant was made after the attempt whose floor it names
+//     began (the line member had its entry before the holder was told of
+//     it), so its lease ends no earlier than that start plus the lease it
+//     asked for, by the member's clock; the grant is counted from there,
+//     less the drift, and relative to the start of the wait's latest
+//     attempt, which the Mutex's refused attempt did not follow.
+//   - An heir that left: a waiter that gives up leaves every member
+//     (Passer.Leave), which keeps their releases from naming it for
+//     longer than its patience, and gives back a grant made meanwhile; the
+//     holder names an heir only within the patience the line member said
+//     it had left, and only at the release of the hold the turn brought
+//     (heirs), so a waiter that has since held and released the lock is
+//     never named. An heir that died keeps the grants until their lease
+//     ends, as a single store's waiter does.
+//   - Anything else (too few turns, tokens that disagree, a member that
+//     restarted within the guard's window, a wait longer than the lease):
+//     the waiter is woken after passWait and takes the lock with an
+//     attempt, renewing the grants the turns brought (attempt.tryMember).
+
+// heir is a waiter a release names, and until when it waits.
+type heir struct {
+	driver.Successor
+	until time.Time
+}
+
+// heirOf is the heir a turn heard at now named, counting its patience from
+// now: the turn was sent earlier, so the heir may stop waiting a message's
+// delay sooner, which its left mark covers (see combinator.Dequeue).
+func heirOf(s driver.Successor, now time.Time) heir {
+	if s.Owner == "" {
+		return heir{}
+	}
+	return heir{Successor: s, until: now.Add(s.Patience)}
+}
+
+// passWait is how long a waiter that heard some turns naming it waits for
+// a quorum of them before it attempts: a few of the slowest member's round
+// trips, at least 2 ms, and 20 ms before any is known.
+func passWait(ts []target) time.Duration {
+	var d time.Duration
+	for _, t := range ts {
+		if r, ok := t.rtt.estimate(); ok {
+			d = max(d, 4*r)
+		} else {
+			return 20 * time.Millisecond
+		}
+	}
+	return max(d, 2*time.Millisecond)
+}
+
+// inherit makes w's heir the heir of owner's hold on key (k); with w nil
+// or no heir, the hold has none. l.mu is held.
+func (l *lineState) inherit(k turnKey, w *waiting) {
+	if w == nil || w.next.Owner == "" {
+		delete(l.heirs, k)
+		return
+	}
+	if l.heirs == nil {
+		l.heirs = make(map[turnKey]heir)
+	}
+	prune(l.heirs, func(h heir) bool { return !time.Now().Before(h.until) })
+	l.heirs[k] = w.next
+}
+
+// heir takes the heir of owner's hold on key: a release names it only
+// once, with the patience it has left at now.
+func (l *lineState) heir(key, owner string, now time.Time) driver.Successor {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k := turnKey{key, owner}
+	h, ok := l.heirs[k]
+	if !ok {
+		return driver.Successor{}
+	}
+	delete(l.heirs, k)
+	h.Patience = h.until.Sub(now)
+	if h.Patience <= 0 {
+		return driver.Successor{}
+	}
+	return h.Successor
+}
+
+// release forgets a wait whose passes were taken: the hold they made is
+// being released.
+func (l *lineState) release(key, owner string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k := turnKey{key, owner}
+	if w := l.waits[k]; w != nil && w.taken {
+		w.stop()
+		delete(l.waits, k)
+	}
+}
+
+// passed is what a turn naming a waiter led to.
+type passed int
+
+const (
+	passIgnored passed = iota // the turn is not of the current wait
+	passPending               // counted; no quorum yet
+	passQuorum                // a quorum: the grant is the waiter's
+	passLate                  // after the quorum: one more member the waiter holds
+)
+
+// passResult is what pass found: the grant of a quorum, and the tokens of
+// the grants of the members counted (with passLate, of the one member),
+// for the ledger.
+type passResult struct {
+	state  passed
+	grant  driver.Grant
+	tokens map[int]uint64
+	lease  time.Duration // the longest lease the grants may have
+}
+
+// pass records member i's turn t, heard at now, naming owner on key (the
+// line member's key): when it belongs to the owner's current wait, it
+// counts, and once the counted turns make a quorum of one token, it
+// returns the grant they make. On the first turn counted it arms the
+// waiter's timer with wake, to wake it after passWait.
+func (e *engine) pass(ts []target, key, owner string, i int, t driver.Turn, now time.Time, wake func()) passResult {
+	l := e.waits
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	w := l.waits[turnKey{key, owner}]
+	if w == nil || !t.Grant.Acquired || t.Grant.Token <= w.token {
+		return passResult{}
+	}
+	a, ok := w.floors[t.Floor]
+	if !ok {
+		return passResult{}
+	}
+	if w.passes == nil {
+		w.passes = make(map[int]driver.Turn)
+	}
+	w.passes[i] = t
+	if w.taken {
+		return passResult{state: passLate, tokens: map[int]uint64{i: t.Grant.Token}, lease: a.lease}
+	}
+	if i == e.line {
+		w.next = heirOf(t.Next, now)
+	}
+	g, ok := e.quorumOf(ts, w, now)
+	if !ok {
+		if w.timer == nil {
+			w.timer = time.AfterFunc(passWait(ts), wake)
+		}
+		return passResult{state: passPending}
+	}
+	w.taken = true
+	w.stop()
+	l.inherit(turnKey{key, owner}, w)
+	r := passResult{state: passQuorum, grant: g, tokens: make(map[int]uint64, len(w.passes))}
+	for i, t := range w.passes {
+		r.tokens[i] = t.Grant.Token
+		r.lease = max(r.lease, w.floors[t.Floor].lease)
+	}
+	return r
+}
+
+// quorumOf returns the grant the turns of w make, if they make one: the
+// needed members (and a majority of the fencing ones) granted one token,
+// counted by the restart guard, with validity left at now, and the line
+// member among them. The line member's grant makes the token one the line
+// member's refusals report from then on, whatever becomes of the grant:
+// its waiter's Mutex takes a grant only above the refusals of its wait
+// (see driver.Queuer), and a grant not taken must never pass for a later
+// one. It also names the hold's heir.
+func (e *engine) quorumOf(ts []target, w *waiting, now time.Time) (driver.Grant, bool) {
+	byToken := make(map[uint64][]int, 1)
+	for i, t := range w.passes {
+		a := w.floors[t.Floor]
+		window := e.s.guardWindow(e.roundUp(a.lease))
+		if window == 0 || t.Grant.Uptime <= 0 || t.Grant.Uptime >= window {
+			byToken[t.Grant.Token] = append(byToken[t.Grant.Token], i)
+		}
+	}
+	line, ok := w.passes[e.line]
+	if !ok {
+		return driver.Grant{}, false
+	}
+	for token, members := range byToken {
+		if len(members) < e.needed || token != line.Grant.Token {
+			continue
+		}
+		fenced := 0
+		ends := make([]time.Time, 0, len(members))
+		var uptime, lease time.Duration
+		for _, i := range members {
+			t := w.passes[i]
+			a := w.floors[t.Floor]
+			ends = append(ends, a.start.Add(a.lease))
+			lease = max(lease, a.lease)
+			if t.Grant.Uptime > 0 && (uptime == 0 || t.Grant.Uptime < uptime) {
+				uptime = t.Grant.Uptime
+			}
+			if ts[i].fencer != nil {
+				fenced++
+			}
+		}
+		if e.fencers > 0 && fenced < e.fenceQuorum {
+			continue
+		}
+		validity := kthLatest(ends, e.needed).Sub(w.last) - e.s.drift(lease)
+		if !w.last.Add(validity).After(now) {
+			continue
+		}
+		return driver.Grant{Acquired: true, Holds: 1, Token: token, Validity: validity, Uptime: uptime}, true
+	}
+	return driver.Grant{}, false
+}
+
+// kthLatest returns the k-th latest of ts (k from 1).
+func kthLatest(ts []time.Time, k int) time.Time {
+	ds := make([]time.Duration, len(ts))
+	for i, t := range ts {
+		ds[i] = t.Sub(ts[0])
+	}
+	return ts[0].Add(kthLargest(ds, k))
+}
+
+// watchPasses watches owner's turns on every member but the line member
+// that can pass, for a majority lock with a line member, and gives each
+// turn to heard with the member's index.
+func (c *combinator) watchPasses(ctx context.Context, ts []target, owner string, heard func(int, driver.Turn)) (func(), error) {
+	var stops []func()
+	stopAll := func() {
+		for _, stop := range stops {
+			stop()
+		}
+	}
+	for i, t := range ts {
+		if i == c.line || t.passer == nil {
+			continue
+		}
+		stop, err := t.passer.WatchTurns(ctx, t.key, owner, func(t driver.Turn) { heard(i, t) })
+		if err != nil {
+			stopAll()
+			return nil, err
+		}
+		stops = append(stops, stop)
+	}
+	return stopAll, nil
+}
+
+// passing reports whether an engine over ts hands over in one round: a
+// majority lock with a line member (see lineState) that passes, and
+// enough other members that pass to make a quorum.
+func passing(ts []target, line int, waits *lineState, needed int) bool {
+	if waits == nil || ts[line].passer == nil {
+		return false
+	}
+	n := 0
+	for _, t := range ts {
+		if t.passer != nil {
+			n++
+		}
+	}
+	return n >= needed
+}
+
+// registerPasses records in the ledger the holds that the turns of a
+// quorum gave owner, with their tokens, so that a release names them.
+func (e *engine) registerPasses(ts []target, owner string, r passResult) {
+	hold := r.lease + e.s.drift(r.lease)
+	for i, token := range r.tokens {
+		k := pendingKey{ts[i].rtt, ts[i].key, owner}
+		if tk, ok := e.bg.held.lock(k); ok {
+			e.bg.held.end(k, tk, 1, 1, hold, token)
+		}
+	}
+}
+
+// leave is Dequeue for a combinator that passes: the owner leaves every
+// member that passes (Passer.Leave), so that no release names it there
+// while a turn that named it may still be about, and the line member's
+// queue. Leaving the line member is what must succeed, as Dequeue's.
+func (c *combinator) leave(ctx context.Context, ts []target, owner string) error {
+	d := c.waits.leave(ts[c.line].key, owner) + floorLead
+	_, errs := fanout(ctx, ts, c.s.plain, func(ctx context.Context, i int) (struct{}, error) {
+		if ts[i].passer == nil {
+			return struct{}{}, errSkipped
+		}
+		return struct{}{}, ts[i].passer.Leave(ctx, ts[i].key, owner, d)
+	}, nil)
+	return verdict(c.kind, "dequeue", 1, ts[c.line:c.line+1], errs[c.line:c.line+1])
+}
+
+// leave forgets owner's wait on key, and the heir of its hold, and
+// returns how long a release may name the owner still: the patience of
+// its wait, or the longest any wait gave when it has none.
+func (l *lineState) leave(key, owner string) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k := turnKey{key, owner}
+	d := l.patience
+	if w := l.waits[k]; w != nil {
+		d = w.until.Sub(w.refused)
+		w.stop()
+		delete(l.waits, k)
+	}
+	delete(l.heirs, k)
+	return d
+}

@@ -1,0 +1,151 @@
+package redlock_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/distlock/distlock/combine"
+	"github.com/distlock/distlock/internal/quorumtest"
+	"github.com/distlock/distlock/locker"
+)
+
+// scriptCalls counts the scripts the servers of stores have run.
+func scriptCalls(t *testing.T, stores *quorumtest.Redis) int {
+	t.Helper()
+	n := 0
+	for i := range stores.Len() {
+		c, err := stores.Server(i).Scripts()
+		require.NoError(t, err)
+		n += c
+	}
+	return n
+}
+
+// quiet waits until the servers of stores have run no script for a
+// while, and returns how many they have run.
+func quiet(t *testing.T, stores *quorumtest.Redis) int {
+	t.Helper()
+	var n int
+	require.Eventually(t, func() bool {
+		n = scriptCalls(t, stores)
+		time.Sleep(150 * time.Millisecond)
+		return scriptCalls(t, stores) == n
+	}, 10*time.Second, time.Millisecond, "the waiters settle in line")
+	return n
+}
+
+// TestAHandOffIsOneRound: on a RedLock of five Redis servers, a holder
+// whose turn named the waiter behind it hands the lock over in its
+// release: each server's release grants the lock to that waiter and tells
+// it, and the waiter holds the lock from a quorum of those turns, without
+// a call of its own. The tokens still rise and agree.
+func TestAHandOffIsOneRound(t *testing.T) {
+	ctx := context.Background()
+	stores := quorumtest.StartRedis(t, 5)
+	rl := newRL(t, stores.Clients(t), combine.WithRestartGuard(0))
+	const lease = time.Minute
+	first, err := newMutex(t, rl, "k")
+	require.NoError(t, err)
+	held, err := first.Lock(ctx, locker.WithLease(lease))
+	require.NoError(t, err)
+
+	// Two waiters in line, one after the other.
+	leases := make(chan *locker.Lease, 2)
+	wait := func(m *locker.Mutex) {
+		go func() {
+			l, err := m.Lock(ctx, locker.WithLease(lease), locker.WithWait(20*time.Second))
+			assert.NoError(t, err)
+			leases <- l
+		}()
+	}
+	second, err := newMutex(t, rl, "k")
+	require.NoError(t, err)
+	wait(second)
+	quiet(t, stores)
+	third, err := newMutex(t, rl, "k")
+	require.NoError(t, err)
+	wait(third)
+	quiet(t, stores)
+
+	// The first holder's release grants the line member to the second,
+	// whose turn names the third; the second takes the other members in a
+	// round of its own.
+	require.NoError(t, held.Unlock(ctx))
+	l2 := <-leases
+	require.NotNil(t, l2)
+	assert.Greater(t, l2.Token(), held.Token())
+
+	before := quiet(t, stores)
+	require.NoError(t, l2.Unlock(ctx))
+	l3 := <-leases
+	require.NotNil(t, l3)
+	assert.Equal(t, stores.Len(), scriptCalls(t, stores)-before,
+		"the hand-off is the release's round: a script on each server, none of the waiter's")
+	assert.Greater(t, l3.Token(), l2.Token(), "tokens rise from holder to holder")
+	for i := range stores.Len() {
+		st := stores.State(t, i, "k")
+		assert.Equal(t, third.Owner(), st.Owner, "server %d", i)
+		assert.Equal(t, l3.Token(), st.Token, "server %d: the tokens agree", i)
+	}
+	assert.Greater(t, time.Until(l3.Deadline()), lease-5*time.Second, "the lease counts from the waiter's attempt")
+	require.NoError(t, l3.Unlock(ctx))
+	for i := range stores.Len() {
+		assert.False(t, stores.State(t, i, "k").Held, "server %d", i)
+	}
+}
+
+// TestAnHeirThatLeftIsNotGranted: a waiter that gives up leaves every
+// member, so the release of the hold that names it as its heir grants it
+// nothing: the lock is free on every server, and the next TryLock takes it.
+func TestAnHeirThatLeftIsNotGranted(t *testing.T) {
+	ctx := context.Background()
+	stores := quorumtest.StartRedis(t, 5)
+	rl := newRL(t, stores.Clients(t), combine.WithRestartGuard(0))
+	const lease = time.Minute
+	first, err := newMutex(t, rl, "k")
+	require.NoError(t, err)
+	held, err := first.Lock(ctx, locker.WithLease(lease))
+	require.NoError(t, err)
+
+	second, err := newMutex(t, rl, "k")
+	require.NoError(t, err)
+	got := make(chan *locker.Lease, 1)
+	go func() {
+		l, err := second.Lock(ctx, locker.WithLease(lease), locker.WithWait(20*time.Second))
+		assert.NoError(t, err)
+		got <- l
+	}()
+	quiet(t, stores)
+	third, err := newMutex(t, rl, "k")
+	require.NoError(t, err)
+	gaveUp := make(chan error, 1)
+	release := make(chan struct{})
+	go func() {
+		_, err := third.Lock(ctx, locker.WithLease(lease), locker.WithWait(time.Second))
+		gaveUp <- err
+		close(release)
+	}()
+	quiet(t, stores)
+
+	// The second takes the lock with the third as its heir; then the
+	// third gives up.
+	require.NoError(t, held.Unlock(ctx))
+	l2 := <-got
+	require.NotNil(t, l2)
+	<-release
+	assert.ErrorIs(t, <-gaveUp, locker.ErrNotAcquired)
+
+	require.NoError(t, l2.Unlock(ctx))
+	for i := range stores.Len() {
+		assert.False(t, stores.State(t, i, "k").Held, "server %d: nobody was granted the lock", i)
+	}
+	fourth, err := newMutex(t, rl, "k")
+	require.NoError(t, err)
+	l4, err := fourth.TryLock(ctx, locker.WithLease(lease))
+	require.NoError(t, err)
+	require.NoError(t, l4.Unlock(ctx))
+}
