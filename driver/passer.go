@@ -30,7 +30,9 @@ type Passer interface {
 	// told (Turn.Passed), and next leaves the queue if it was in it. It
 	// grants nothing to next, and releases as Unlock does, when
 	// next.Patience is not positive or next has left key (Leave) within
-	// the time it gave. A zero next.Owner names nobody.
+	// the time it gave, and also when the store's turns only wake their
+	// waiters (see WatchTurn): a waiter that cannot hold the lock from its
+	// turn must not be given it by one. A zero next.Owner names nobody.
 	UnlockTo(ctx context.Context, key, owner string, token uint64, next Successor) error
 
 	// Leave is Dequeue that also keeps UnlockTo from granting key to owner
