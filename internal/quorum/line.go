@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/distlock/distlock/driver"
 )
@@ -85,7 +84,7 @@ func (c *combinator) watchTurn(ctx context.Context, key, owner string, fn func(d
 	wake := func() { cb.Give(driver.Grant{}) }
 	l := ts[c.line]
 	heard := func(i int, t driver.Turn) {
-		now := time.Now()
+		now := c.s.now()
 		if i == c.line && c.waits != nil {
 			c.waits.turn(l.key, owner, t, now)
 		}
@@ -182,7 +181,7 @@ func (a *attempt) leaveLine(ctx context.Context) {
 	}
 	a.e.wakes.inLine(a.ts[l].key, a.owner)
 	if a.e.waits != nil {
-		a.e.waits.won(a.ts[l].key, a.owner)
+		a.e.waits.won(a.ts[l].key, a.owner, a.start)
 	}
 	if a.rs[l].state == acquired {
 		return

@@ -248,15 +248,15 @@ func (l *lineState) done(key, owner string) {
 	delete(l.waits, k)
 }
 
-// won forgets owner's wait on key, which an attempt ended with the lock:
-// the hold's heir is who the line member's turn said waits behind it, if
-// a turn came.
-func (l *lineState) won(key, owner string) {
+// won forgets owner's wait on key, which an attempt that began at start
+// ended with the lock: the hold's heir is who the line member's turn said
+// waits behind it, if a turn came.
+func (l *lineState) won(key, owner string, start time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	k := turnKey{key, owner}
 	w := l.waits[k]
-	l.inherit(k, w)
+	l.inherit(k, w, start)
 	w.stop()
 	delete(l.waits, k)
 }

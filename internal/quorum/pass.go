@@ -65,7 +65,7 @@ type heir struct {
 
 // heirOf is the heir a turn heard at now named, counting its patience from
 // now: the turn was sent earlier, so the heir may stop waiting a message's
-// delay sooner, which its left mark covers (see combinator.Dequeue).
+// delay sooner, which its left mark covers (see combinator.leave).
 func heirOf(s driver.Successor, now time.Time) heir {
 	if s.Owner == "" {
 		return heir{}
@@ -88,9 +88,9 @@ func passWait(ts []target) time.Duration {
 	return max(d, 2*time.Millisecond)
 }
 
-// inherit makes w's heir the heir of owner's hold on key (k); with w nil
-// or no heir, the hold has none. l.mu is held.
-func (l *lineState) inherit(k turnKey, w *waiting) {
+// inherit makes w's heir the heir of owner's hold on key (k), at now;
+// with w nil or no heir, the hold has none. l.mu is held.
+func (l *lineState) inherit(k turnKey, w *waiting, now time.Time) {
 	if w == nil || w.next.Owner == "" {
 		delete(l.heirs, k)
 		return
@@ -98,7 +98,7 @@ func (l *lineState) inherit(k turnKey, w *waiting) {
 	if l.heirs == nil {
 		l.heirs = make(map[turnKey]heir)
 	}
-	prune(l.heirs, func(h heir) bool { return !time.Now().Before(h.until) })
+	prune(l.heirs, func(h heir) bool { return !now.Before(h.until) })
 	l.heirs[k] = w.next
 }
 
@@ -172,6 +172,9 @@ func (e *engine) pass(ts []target, key, owner string, i int, t driver.Turn, now 
 	if w.passes == nil {
 		w.passes = make(map[int]driver.Turn)
 	}
+	if old, ok := w.passes[i]; ok && old.Grant.Token == t.Grant.Token {
+		return passResult{} // heard already
+	}
 	w.passes[i] = t
 	if w.taken {
 		return passResult{state: passLate, tokens: map[int]uint64{i: t.Grant.Token}, lease: a.lease}
@@ -188,7 +191,7 @@ func (e *engine) pass(ts []target, key, owner string, i int, t driver.Turn, now 
 	}
 	w.taken = true
 	w.stop()
-	l.inherit(turnKey{key, owner}, w)
+	l.inherit(turnKey{key, owner}, w, now)
 	r := passResult{state: passQuorum, grant: g, tokens: make(map[int]uint64, len(w.passes))}
 	for i, t := range w.passes {
 		r.tokens[i] = t.Grant.Token
