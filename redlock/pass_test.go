@@ -2,6 +2,8 @@ package redlock_test
 
 import (
 	"context"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -148,4 +150,53 @@ func TestAnHeirThatLeftIsNotGranted(t *testing.T) {
 	l4, err := fourth.TryLock(ctx, locker.WithLease(lease))
 	require.NoError(t, err)
 	require.NoError(t, l4.Unlock(ctx))
+}
+
+// TestContendedHandOffsKeepTheLock: sixteen processes (a RedLock of five
+// Redis servers each) contend for one lock, holding it for a millisecond
+// at a time, as the benchmark's section 8 does: nobody holds it while
+// another does, every release finds the holder's hold, and every process
+// gets its turns. (An attempt that a slow release's named grants crossed
+// once re-entered them, gave back both holds as stale and then took the
+// lock from the turns it had heard: its release found nothing held, and
+// the heir the first give-back named overlapped it.)
+func TestContendedHandOffsKeepTheLock(t *testing.T) {
+	stores := quorumtest.StartRedis(t, 5)
+	const workers, hold = 16, time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
+	defer cancel()
+	var inside, overlaps atomic.Int32
+	var mu sync.Mutex
+	var unlockErrs []error
+	counts := make([]int, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		m, err := newMutex(t, newRL(t, stores.Clients(t), combine.WithRestartGuard(0)), "contended")
+		require.NoError(t, err)
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				l, err := m.Lock(ctx, locker.WithLease(10*time.Second))
+				if err != nil {
+					continue // the run is over
+				}
+				if inside.Add(1) != 1 {
+					overlaps.Add(1)
+				}
+				time.Sleep(hold)
+				inside.Add(-1)
+				counts[w]++
+				if err := l.Unlock(context.Background()); err != nil {
+					mu.Lock()
+					unlockErrs = append(unlockErrs, err)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	assert.Zero(t, overlaps.Load(), "holders overlapped")
+	assert.Empty(t, unlockErrs, "a release found its hold gone")
+	for w, n := range counts {
+		assert.Positive(t, n, "process %d got the lock", w)
+	}
 }

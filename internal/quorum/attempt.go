@@ -73,8 +73,17 @@ func (e *engine) tryLock(ctx context.Context, ts []target, r driver.Request) (dr
 	a := &attempt{e: e, ts: ts, owner: r.Owner, asked: r.TTL, ttl: e.roundUp(r.TTL), patience: r.Patience,
 		floor: max(tokenFloor(), r.Floor), rs: make([]memberResult, len(ts)), skip: e.bg.settle(ctx, ts, r.Owner, e.s.plain)}
 	a.start = e.s.now()
+	e.bg.leased(a.ttl)
 	if e.waits != nil && r.Patience > 0 {
-		a.gated, a.held, a.passed = e.waits.begin(ts[e.line].key, r.Owner, a.start)
+		b := e.begin(ts, ts[e.line].key, r.Owner, a.start)
+		if b.won != nil {
+			e.registerPasses(ts, r.Owner, *b.won)
+			return b.won.grant, nil
+		}
+		if e.passes {
+			defer e.attemptEnded(ts[e.line].key, r.Owner, a.rs)
+		}
+		a.gated, a.held, a.passed = b.gated, b.held, b.passed
 		if a.held != nil {
 			// The other members' tokens agree with the grant's.
 			a.floor = max(a.held.Token, r.Floor)
@@ -86,7 +95,6 @@ func (e *engine) tryLock(ctx context.Context, ts []target, r driver.Request) (dr
 			}
 		}
 	}
-	e.bg.leased(a.ttl)
 	a.lockRound(ctx, a.ttl)
 	a.noteLine()
 	if err := firstInvalid(ts, a.errs()); err != nil {
@@ -103,6 +111,7 @@ func (e *engine) tryLock(ctx context.Context, ts []target, r driver.Request) (dr
 		}
 		return a.fail(ctx, reason)
 	}
+	a.claimNamed(ctx)
 	token := a.token()
 	a.secondRound(ctx, token)
 	g, err := a.conclude(ctx, token)

@@ -68,9 +68,9 @@ func lineOf(kind Kind, ts []target, share driver.Share) int {
 // refused it.
 //
 // A majority lock whose members pass (see pass.go) also watches the
-// owner's turns on the other members, and gives fn the grant once the
-// turns that a release named the owner to make a quorum; or, should they
-// not, a zero Grant after passWait.
+// owner's turns on the other members, and calls fn once the turns that a
+// release named the owner to make a quorum, which the waiter's next
+// attempt returns without a call; or, should they not, after passWait.
 func (c *combinator) watchTurn(ctx context.Context, key, owner string, fn func(driver.Grant)) (func(), error) {
 	ts, err := c.enterOwner(key, owner)
 	if err != nil {
@@ -96,8 +96,7 @@ func (c *combinator) watchTurn(ctx context.Context, key, owner string, fn func(d
 		}
 		switch r := c.pass(ts, l.key, owner, i, t, now, wake); r.state {
 		case passQuorum:
-			c.registerPasses(ts, owner, r)
-			cb.Give(r.grant)
+			wake()
 		case passLate:
 			c.registerPasses(ts, owner, r)
 		case passIgnored:

@@ -100,7 +100,10 @@ type waiting struct {
 	passes map[int]driver.Turn // the turns above token that named the owner, by member
 	next   heir                // who waits behind the owner, as the line member's last turn said
 	timer  *time.Timer         // wakes the waiter should the passes not make a quorum
-	taken  bool                // the passes made a quorum, given to the waiter
+	wake   func()              // wakes the waiter
+	// attempting: an attempt of the wait is in flight (see engine.begin);
+	// taken: an attempt took the lock from the passes.
+	attempting, taken bool
 }
 
 // asked is what an attempt of a wait asked for: when it began, and the

@@ -20,8 +20,8 @@ import (
 // (or the heir's floor), which they then agree on, and tells it on its
 // turn channel. The heir, which watches its turns on every such member
 // (combinator.watchTurn), holds the lock once a quorum of them, the line
-// member's among them, have come: it takes it from its Mutex's turn,
-// without a call.
+// member's among them, have come: the turn that makes the quorum wakes
+// its Mutex, whose next attempt returns the lock without a call.
 //
 // What makes that safe:
 //
@@ -52,6 +52,14 @@ import (
 //     (heirs), so a waiter that has since held and released the lock is
 //     never named. An heir that died keeps the grants until their lease
 //     ends, as a single store's waiter does.
+//   - One acquisition a wait: the lock comes from the turns only to an
+//     attempt (engine.begin), and turns heard while an attempt of the wait
+//     is in flight make no quorum; when it fails, the turns of the members
+//     it took (and so released, claims included) no longer count. A named
+//     grant that an attempt's TryLock re-entered, the turn not heard yet,
+//     is made one hold again (attempt.claimNamed): the Mutex would
+//     otherwise count two holds, take them for stale ones and give back
+//     both.
 //   - Anything else (too few turns, tokens that disagree, a member that
 //     restarted within the guard's window, a wait longer than the lease):
 //     the waiter is woken after passWait and takes the lock with an
@@ -137,14 +145,14 @@ type passed int
 
 const (
 	passIgnored passed = iota // the turn is not of the current wait
-	passPending               // counted; no quorum yet
-	passQuorum                // a quorum: the grant is the waiter's
-	passLate                  // after the quorum: one more member the waiter holds
+	passPending               // counted; no quorum yet, or an attempt is in flight
+	passQuorum                // a quorum: the waiter's next attempt has the lock
+	passLate                  // after the lock was taken: one more member the waiter holds
 )
 
-// passResult is what pass found: the grant of a quorum, and the tokens of
-// the grants of the members counted (with passLate, of the one member),
-// for the ledger.
+// passResult is what pass found, or what the turns of a quorum gave: the
+// grant, and the tokens of the grants of the members counted (with
+// passLate, of the one member), for the ledger.
 type passResult struct {
 	state  passed
 	grant  driver.Grant
@@ -154,9 +162,10 @@ type passResult struct {
 
 // pass records member i's turn t, heard at now, naming owner on key (the
 // line member's key): when it belongs to the owner's current wait, it
-// counts, and once the counted turns make a quorum of one token, it
-// returns the grant they make. On the first turn counted it arms the
-// waiter's timer with wake, to wake it after passWait.
+// counts. Unless an attempt of the wait is in flight, it reports whether
+// the turns counted make a quorum (see quorumOf), for the caller to wake
+// the waiter, whose next attempt takes the lock (see begin); otherwise it
+// arms the waiter's timer with wake, to wake it after passWait.
 func (e *engine) pass(ts []target, key, owner string, i int, t driver.Turn, now time.Time, wake func()) passResult {
 	l := e.waits
 	l.mu.Lock()
@@ -182,22 +191,93 @@ func (e *engine) pass(ts []target, key, owner string, i int, t driver.Turn, now 
 	if i == e.line {
 		w.next = heirOf(t.Next, now)
 	}
-	g, ok := e.quorumOf(ts, w, now)
-	if !ok {
-		if w.timer == nil {
-			w.timer = time.AfterFunc(passWait(ts), wake)
+	w.wake = wake
+	if w.attempting {
+		return passResult{state: passPending} // its end wakes the waiter (see attemptEnded)
+	}
+	if _, ok := e.quorumOf(ts, w, now); ok {
+		w.stop()
+		return passResult{state: passQuorum}
+	}
+	if w.timer == nil {
+		w.timer = time.AfterFunc(passWait(ts), wake)
+	}
+	return passResult{state: passPending}
+}
+
+// beginning is how an attempt with patience begins (see begin).
+type beginning struct {
+	// gated, held and passed are lineState.begin's.
+	gated  bool
+	held   *driver.Grant
+	passed map[int]driver.Grant
+	// won is the lock that the turns naming the owner gave it: the
+	// attempt returns it without a call.
+	won *passResult
+}
+
+// begin begins an attempt of owner with patience on key (the line
+// member's key) at now. When the turns that named the owner make a quorum,
+// the attempt has the lock: begin returns it, with a validity counted from
+// now, and the hold's heir is the one the line member's turn named.
+// Otherwise it is lineState.begin, and turns heard until the attempt ends
+// (attemptEnded) make no quorum: the attempt may take the same members.
+func (e *engine) begin(ts []target, key, owner string, now time.Time) beginning {
+	l := e.waits
+	if e.passes {
+		l.mu.Lock()
+		k := turnKey{key, owner}
+		if w := l.waits[k]; w != nil && !w.taken {
+			if g, ok := e.quorumOf(ts, w, now); ok {
+				g.Validity = w.last.Add(g.Validity).Sub(now)
+				w.taken = true
+				w.stop()
+				l.inherit(k, w, now)
+				r := &passResult{state: passQuorum, grant: g, tokens: make(map[int]uint64, len(w.passes))}
+				for i, t := range w.passes {
+					r.tokens[i] = t.Grant.Token
+					r.lease = max(r.lease, w.floors[t.Floor].lease)
+				}
+				l.mu.Unlock()
+				return beginning{won: r}
+			}
+			w.attempting = true
 		}
-		return passResult{state: passPending}
+		l.mu.Unlock()
 	}
-	w.taken = true
-	w.stop()
-	l.inherit(turnKey{key, owner}, w, now)
-	r := passResult{state: passQuorum, grant: g, tokens: make(map[int]uint64, len(w.passes))}
-	for i, t := range w.passes {
-		r.tokens[i] = t.Grant.Token
-		r.lease = max(r.lease, w.floors[t.Floor].lease)
+	var b beginning
+	b.gated, b.held, b.passed = l.begin(key, owner, now)
+	return b
+}
+
+// attemptEnded ends the attempt that begin began for owner on key, whose
+// members ended as rs. When the wait goes on, the turns of the members the
+// attempt took (or may have: it released them, a named grant it claimed
+// among them) count no more, and a waiter with turns still counted is
+// woken, as none may come to wake it.
+func (e *engine) attemptEnded(key, owner string, rs []memberResult) {
+	l := e.waits
+	l.mu.Lock()
+	w := l.waits[turnKey{key, owner}]
+	if w == nil || !w.attempting {
+		l.mu.Unlock()
+		return
 	}
-	return r
+	w.attempting = false
+	for i := range w.passes {
+		switch rs[i].state {
+		case released, releasing, unknown:
+			delete(w.passes, i)
+		}
+	}
+	wake := w.wake
+	if len(w.passes) == 0 {
+		wake = nil
+	}
+	l.mu.Unlock()
+	if wake != nil {
+		wake()
+	}
 }
 
 // quorumOf returns the grant the turns of w make, if they make one: the
@@ -343,4 +423,52 @@ func (l *lineState) leave(key, owner string) time.Duration {
 	}
 	delete(l.heirs, k)
 	return d
+}
+
+// claimNamed makes one hold of each named grant the attempt re-entered. A
+// release that named the owner may grant it a member after the attempt
+// began and before its TryLock there, which then re-enters the grant (a
+// TryLock without patience does, see driver.Queuer): the member holds the
+// lock for the owner twice, though the owner asked once, and its Mutex,
+// counting two holds where it accounts for one, would give both back as
+// stale. So where the attempt is not a re-entry (the line member, asked
+// with patience, reports one hold) and the owner held nothing before the
+// call (its ledger ticket was lone), a member of a passing engine that
+// reports two holds drops one (UnlockHold, which the count keeps from
+// releasing). One that cannot stays at two holds, as before.
+func (a *attempt) claimNamed(ctx context.Context) {
+	e := a.e
+	if !e.passes || a.patience <= 0 || a.rs[e.line].state != acquired || a.rs[e.line].g.Holds != 1 {
+		return
+	}
+	named := make([]bool, len(a.rs))
+	some := false
+	for i := range a.rs {
+		r := &a.rs[i]
+		named[i] = i != e.line && a.ts[i].passer != nil && a.ts[i].holder != nil &&
+			r.state == acquired && r.g.Holds == 2 && r.tk.lone
+		some = some || named[i]
+	}
+	if !some {
+		return
+	}
+	tokens := make([]uint64, len(a.rs)) // read by the calls, which fanout may abandon
+	for i := range a.rs {
+		tokens[i] = a.rs[i].g.Token
+	}
+	_, errs := fanout(ctx, a.ts, e.s.plain, func(ctx context.Context, i int) (struct{}, error) {
+		if !named[i] {
+			return struct{}{}, errSkipped
+		}
+		t := a.ts[i]
+		tk := e.bg.held.unlock(a.key(i))
+		err := t.holder.UnlockHold(ctx, t.key, a.owner, tokens[i])
+		e.bg.held.end(a.key(i), tk, unlockCount(err), 0, 0, 0)
+		return struct{}{}, err
+	}, nil)
+	for i, err := range errs {
+		if named[i] && err == nil {
+			a.rs[i].g.Holds = 1
+		}
+	}
 }

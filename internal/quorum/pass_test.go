@@ -1,6 +1,7 @@
 package quorum
 
 import (
+	"context"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -33,11 +34,12 @@ func passTurn(token, floor uint64) driver.Turn {
 // TestPassesMakeAQuorum: the turns that name a waiter count toward its
 // quorum only when they answer an attempt of its present wait (by floor)
 // and come after its refusals (by token); a quorum of one token is a
-// grant, valid for the lease counted from the attempt the grants answer,
-// less the drift, relative to the wait's latest attempt; the timer that
-// the first turn armed is stopped; a turn after the quorum is one more
-// hold for the ledger; the line member's grant is part of every quorum,
-// and its turn names the hold's heir, whom a release names once.
+// grant, which the waiter's next attempt returns, valid for the lease
+// counted from the attempt the grants answer, less the drift, relative to
+// the attempt that returns it; the timer that the first turn armed is
+// stopped; a turn after the lock was taken is one more hold for the
+// ledger; the line member's grant is part of every quorum, and its turn
+// names the hold's heir, whom a release names once.
 func TestPassesMakeAQuorum(t *testing.T) {
 	e, ts := passEngine(t, DefaultSettings(Majority))
 	const lease, patience, floor = time.Minute, 3 * time.Second, 1000
@@ -67,14 +69,16 @@ func TestPassesMakeAQuorum(t *testing.T) {
 		"a quorum waits for the line member's grant")
 	line := passTurn(20, floor)
 	line.Next = driver.Successor{Owner: "n", TTL: lease, Patience: 2 * time.Second, Floor: 2000}
-	r := e.pass(ts, "k", "o", e.line, line, start, wake)
-	require.Equal(t, passQuorum, r.state)
-	assert.Equal(t, driver.Grant{Acquired: true, Holds: 1, Token: 20,
-		Validity: lease - time.Millisecond - e.s.drift(lease)}, r.grant)
-	assert.Equal(t, map[int]uint64{others[0]: 20, others[1]: 21, others[2]: 20, others[3]: 20, e.line: 20}, r.tokens,
-		"every member that granted is held, whatever its token")
+	require.Equal(t, passQuorum, e.pass(ts, "k", "o", e.line, line, start, wake).state)
 	time.Sleep(3 * passWait(ts))
 	assert.Zero(t, woken.Load(), "the quorum stops the timer")
+	b := e.begin(ts, "k", "o", start.Add(3*time.Millisecond))
+	require.NotNil(t, b.won, "the next attempt has the lock")
+	assert.Equal(t, driver.Grant{Acquired: true, Holds: 1, Token: 20,
+		Validity: lease - 3*time.Millisecond - e.s.drift(lease)}, b.won.grant)
+	assert.Equal(t, map[int]uint64{others[0]: 20, others[1]: 21, others[2]: 20, others[3]: 20, e.line: 20}, b.won.tokens,
+		"every member that granted is held, whatever its token")
+	assert.Nil(t, e.begin(ts, "k", "o", start.Add(4*time.Millisecond)).won, "the lock is taken once")
 
 	late := e.pass(ts, "k", "o", others[1], passTurn(22, floor), start, wake)
 	assert.Equal(t, passLate, late.state)
@@ -119,8 +123,9 @@ func TestPassesThatMakeNoQuorumWake(t *testing.T) {
 			case <-time.After(time.Second):
 				t.Fatal("the waiter was not woken")
 			}
-			_, _, passed := e.waits.begin("k", "o", time.Now())
-			assert.Len(t, passed, c.held, "its attempt holds the members with the turns' grants while their lease lasts")
+			b := e.begin(ts, "k", "o", time.Now())
+			assert.Nil(t, b.won)
+			assert.Len(t, b.passed, c.held, "its attempt holds the members with the turns' grants while their lease lasts")
 		})
 	}
 }
@@ -140,4 +145,82 @@ func TestAWaiterThatLeftIsNotAnHeir(t *testing.T) {
 	_, held, _ := e.waits.begin("k", "o", start)
 	assert.Nil(t, held)
 	assert.Empty(t, e.waits.heir("k", "o", start).Owner)
+}
+
+// TestTurnsHeardDuringAnAttemptMakeNoQuorum: while an attempt of the wait
+// is in flight, the turns only count; when it fails, the turns of the
+// members it took, and so released, count no more, and the waiter is
+// woken for the rest.
+func TestTurnsHeardDuringAnAttemptMakeNoQuorum(t *testing.T) {
+	e, ts := passEngine(t, DefaultSettings(Majority))
+	const floor = 1000
+	start := time.Now()
+	e.waits.refused("k", "o", driver.Grant{Token: 10}, false, start, time.Minute, 3*time.Second, floor)
+	b := e.begin(ts, "k", "o", start)
+	require.Nil(t, b.won)
+	woken := make(chan struct{}, len(ts))
+	wake := func() { woken <- struct{}{} }
+	for i := range ts {
+		assert.Equal(t, passPending, e.pass(ts, "k", "o", i, passTurn(20, floor), start, wake).state,
+			"member %d: an attempt is in flight", i)
+	}
+	rs := make([]memberResult, len(ts))
+	took := (e.line + 1) % len(ts)
+	rs[took].state = released
+	e.attemptEnded("k", "o", rs)
+	select {
+	case <-woken:
+	default:
+		t.Fatal("a waiter with turns counted is woken when its attempt fails")
+	}
+	b = e.begin(ts, "k", "o", time.Now())
+	require.NotNil(t, b.won, "four turns are a quorum")
+	assert.NotContains(t, b.won.tokens, took, "the member the attempt took and released is not held")
+	assert.Len(t, b.won.tokens, len(ts)-1)
+}
+
+// TestANamedGrantAnAttemptReentersIsOneHold: a release names the waiter on
+// some members before the waiter's attempt asks them, and its turns are
+// not heard yet: the attempt's TryLocks there re-enter the named grants,
+// and the attempt makes each one hold again, so that the waiter's release
+// frees every member.
+func TestANamedGrantAnAttemptReentersIsOneHold(t *testing.T) {
+	ctx := context.Background()
+	e, ts := passEngine(t, DefaultSettings(Majority))
+	const lease, patience = time.Minute, 3 * time.Second
+	for _, tg := range ts {
+		g, err := tg.b.TryLock(ctx, driver.Request{Key: "k", Owner: "h", TTL: lease})
+		require.NoError(t, err)
+		require.True(t, g.Acquired)
+	}
+	waiting := driver.Request{Key: "k", Owner: "w", TTL: lease, Patience: patience}
+	g, err := e.tryLock(ctx, ts, waiting)
+	require.NoError(t, err)
+	require.False(t, g.Acquired, "the holder holds every member")
+
+	// The holder names the waiter on the line member and two others, and
+	// releases the rest.
+	named := map[int]bool{e.line: true, (e.line + 1) % 5: true, (e.line + 2) % 5: true}
+	for i, tg := range ts {
+		if named[i] {
+			require.NoError(t, tg.passer.UnlockTo(ctx, "k", "h", 0, driver.Successor{Owner: "w", TTL: lease, Patience: patience}))
+		} else {
+			require.NoError(t, tg.b.Unlock(ctx, "k", "h"))
+		}
+	}
+	g, err = e.tryLock(ctx, ts, waiting)
+	require.NoError(t, err)
+	require.True(t, g.Acquired)
+	assert.Equal(t, 1, g.Holds)
+	for i, tg := range ts {
+		st, err := tg.inspector.Inspect(ctx, "k")
+		require.NoError(t, err)
+		assert.Equal(t, 1, st.Holds, "member %d holds the lock once for the waiter", i)
+	}
+	require.NoError(t, e.unlock(ctx, ts, "w"))
+	for i, tg := range ts {
+		st, err := tg.inspector.Inspect(ctx, "k")
+		require.NoError(t, err)
+		assert.False(t, st.Held, "member %d is free after the waiter's release", i)
+	}
 }
