@@ -70,5 +70,8 @@ type Turn struct {
 	Passed bool
 	// Next is the waiter first in line behind the grantee when the grant
 	// was made, with the patience it had left then; zero when nobody was.
+	// A store may leave it zero in the turn of a grant from the line to a
+	// request without a Floor: a combinator, which names the next waiter
+	// to its members' releases, gives every member a floor.
 	Next Successor
 }

@@ -57,6 +57,13 @@ func (b *Backend) WatchTurn(ctx context.Context, key, owner string, fn func(driv
 // turnOf reads a message on a turn channel (see queueLua and
 // turnFormat); anything else is a wake-up.
 func turnOf(payload string) driver.Turn {
+	if len(payload) == 16 { // shortTurnFormat
+		var r [2]int64
+		if !wholeDoubles(payload, r[:]) || r[0] <= 0 {
+			return driver.Turn{}
+		}
+		return driver.Turn{Grant: driver.Grant{Acquired: true, Holds: 1, Token: uint64(r[0]), Uptime: uptime(r[1])}}
+	}
 	const numbers = 7
 	if len(payload) < 8*numbers+4 {
 		return driver.Turn{}

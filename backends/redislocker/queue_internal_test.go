@@ -27,8 +27,9 @@ func turn(next string, fs ...float64) string {
 
 // TestTurnOfReadsOnlyAGrant: a turn message is a grant only when it is
 // seven whole doubles with a positive token, then the next waiter after
-// its length; anything else (a message of another format, a release's
-// "released") only wakes the waiter.
+// its length, or the two doubles of a grant to a request without a floor;
+// anything else (a message of another format, a release's "released")
+// only wakes the waiter.
 func TestTurnOfReadsOnlyAGrant(t *testing.T) {
 	assert.Equal(t, driver.Turn{
 		Grant: driver.Grant{Acquired: true, Holds: 1, Token: 1 << 52, Uptime: 1500 * time.Millisecond},
@@ -37,10 +38,14 @@ func TestTurnOfReadsOnlyAGrant(t *testing.T) {
 	}, turnOf(turn("w", 1<<52, 1500, 1<<51, 1, 30000, 2000, 9)))
 	assert.Equal(t, driver.Turn{Grant: driver.Grant{Acquired: true, Holds: 1, Token: 7}}, turnOf(turn("", 7, -1, 0, 0, 0, 0, 0)),
 		"an unknown uptime is 0, and nobody next is a zero Successor")
+	assert.Equal(t, driver.Turn{Grant: driver.Grant{Acquired: true, Holds: 1, Token: 7, Uptime: 1500 * time.Millisecond}},
+		turnOf(doubles(7, 1500)), "a grant to a request without a floor")
 	for name, payload := range map[string]string{
 		"text":              "1733100000000000 1500",
 		"released":          "released",
-		"two doubles":       doubles(7, 1500),
+		"short zero token":  doubles(0, 1500),
+		"short fractional":  doubles(7.5, 1500),
+		"three doubles":     doubles(7, 1500, 0),
 		"no next":           doubles(7, 1500, 0, 0, 0, 0, 0),
 		"short next":        turn("w", 7, 1500, 0, 0, 0, 0, 0)[:8*7+4],
 		"long next":         turn("w", 7, 1500, 0, 0, 0, 0, 0) + "x",

@@ -84,6 +84,13 @@ const grantFormat = `'<ddddd'`
 // left in ms, its floor, and its owner, length first ("" for nobody).
 const turnFormat = `'<dddddddi4c0'`
 
+// shortTurnFormat is the struct format of the turn message of a grant
+// from the line to a request without a floor, which is not a combinator's
+// (see driver.Turn.Next): the grant's token and the server's uptime in ms
+// alone, which spares the grant finding the next waiter and the waiter
+// reading it.
+const shortTurnFormat = `'<dd'`
+
 // timeLua reads the server's clock: us and ms since 1970. (Redis 3.2
 // to 4 refuse writes after TIME unless the script replicates its effects,
 // as later versions do by default.)
@@ -255,6 +262,10 @@ local function following()
 	return w, lease, d - ms, f
 end
 local function tell(w, f, passed)
+	if f == 0 and passed == 0 then
+		redis.call(publish, turns .. w, struct.pack(` + shortTurnFormat + `, t, uptime()))
+		return
+	end
 	local nw, nl, np, nf = following()
 	redis.call(publish, turns .. w, struct.pack(` + turnFormat + `, t, uptime(), f, passed, nl, np, nf, #nw, nw))
 end
