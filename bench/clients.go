@@ -56,7 +56,7 @@ func pingRTT(ctx context.Context, addr string, n int, idle time.Duration) (laten
 	d := make([]time.Duration, n)
 	for i := range d {
 		if idle > 0 {
-			time.Sleep(idle)
+			sleepHold(idle)
 		}
 		start := time.Now()
 		if err := c.Ping(ctx).Err(); err != nil {

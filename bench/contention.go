@@ -20,6 +20,7 @@ type contentionSpec struct {
 	key        string
 	goroutines int
 	hold       time.Duration
+	nanosleep  bool // the holds are slept by nanosleep (-hold-nanosleep)
 	duration   time.Duration
 }
 
@@ -130,7 +131,7 @@ func (p *prepared) run(start time.Time) workerReport {
 					if lastHolder.Swap(int32(g+1)) == int32(g+1) {
 						again++
 					}
-					time.Sleep(p.spec.hold)
+					sleepHold(p.spec.hold)
 				}
 				inside.Add(-1)
 				heldFor := time.Since(got)

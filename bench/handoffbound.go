@@ -69,7 +69,7 @@ func quorumMessageRTT(ctx context.Context, addrs []string, n int, idle time.Dura
 	d := make([]time.Duration, n)
 	errs := make([]error, len(pubs))
 	for round := -n / 10; round < n; round++ { // the first tenth warms up
-		time.Sleep(idle)
+		sleepHold(idle)
 		payload := strconv.Itoa(round)
 		start := time.Now()
 		var release sync.WaitGroup

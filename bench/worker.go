@@ -34,7 +34,8 @@ func startWorker(spec contentionSpec) (*workerProcess, error) {
 	cmd := exec.Command(self, "-contention-worker",
 		"-w.impl", spec.impl, "-w.addr", strings.Join(spec.addrs, ","), "-w.key", spec.key,
 		"-w.goroutines", strconv.Itoa(spec.goroutines),
-		"-w.hold", spec.hold.String(), "-w.duration", spec.duration.String())
+		"-w.hold", spec.hold.String(), "-w.duration", spec.duration.String(),
+		"-hold-nanosleep="+strconv.FormatBool(spec.nanosleep))
 	cmd.SysProcAttr = childAttr()
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
