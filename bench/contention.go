@@ -20,7 +20,6 @@ type contentionSpec struct {
 	key        string
 	goroutines int
 	hold       time.Duration
-	nanosleep  bool // the holds are slept by nanosleep (-hold-nanosleep)
 	duration   time.Duration
 }
 

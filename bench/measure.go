@@ -59,7 +59,7 @@ func measure(ctx context.Context, s settings, sections map[string]bool, r *repor
 				progress("3. contention: %s, %d goroutines in %d process(es), hold %v, %v", impl.name, s.goroutines, procs, s.hold, s.contention)
 				spec := contentionSpec{
 					impl: impl.name, addrs: addrs[:1], key: fmt.Sprintf("bench/contention/%s/%d", impl.name, procs),
-					goroutines: s.goroutines, hold: s.hold, nanosleep: s.nanosleep, duration: s.contention,
+					goroutines: s.goroutines, hold: s.hold, duration: s.contention,
 				}
 				res, err := runContention(ctx, spec, procs)
 				if err != nil {
@@ -78,7 +78,7 @@ func measure(ctx context.Context, s settings, sections map[string]bool, r *repor
 			progress("8. contention on a RedLock of 5: %s, %d goroutines, hold %v, %v", impl.name, s.goroutines, s.hold, s.contention)
 			spec := contentionSpec{
 				impl: impl.name, addrs: addrs, key: "bench/redlock-contention/" + impl.name,
-				goroutines: s.goroutines, hold: s.hold, nanosleep: s.nanosleep, duration: s.contention,
+				goroutines: s.goroutines, hold: s.hold, duration: s.contention,
 			}
 			res, err := runContention(ctx, spec, 1)
 			if err != nil {

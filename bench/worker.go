@@ -35,7 +35,7 @@ func startWorker(spec contentionSpec) (*workerProcess, error) {
 		"-w.impl", spec.impl, "-w.addr", strings.Join(spec.addrs, ","), "-w.key", spec.key,
 		"-w.goroutines", strconv.Itoa(spec.goroutines),
 		"-w.hold", spec.hold.String(), "-w.duration", spec.duration.String(),
-		"-hold-nanosleep="+strconv.FormatBool(spec.nanosleep))
+		"-hold-nanosleep="+strconv.FormatBool(holdsByNanosleep))
 	cmd.SysProcAttr = childAttr()
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
