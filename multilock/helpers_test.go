@@ -2,6 +2,7 @@ package multilock_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -13,6 +14,13 @@ import (
 	"github.com/distlock/distlock/locker"
 	"github.com/distlock/distlock/multilock"
 )
+
+// memberTimeout bounds member calls in tests that need every member to
+// answer. The automatic timeout (four round trips and 50 ms) is meant for
+// a program, not for this loaded test machine: under -race, beside the
+// other packages' tests, a call to a healthy in-process store has been
+// seen to outlast it, and a MultiLock tolerates no member failing.
+const memberTimeout = 500 * time.Millisecond
 
 // newML returns a MultiLock over members, closed when the test ends.
 func newML(t testing.TB, members []driver.Backend, opts ...combine.Option) driver.Backend {

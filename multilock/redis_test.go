@@ -25,14 +25,10 @@ import (
 func TestConformanceRedis(t *testing.T) {
 	conformance.Run(t, func(_ context.Context, t *testing.T) (conformance.Harness, error) {
 		return quorumtest.NewHarness(quorumtest.StartRedis(t, 5), func(members []driver.Backend) (driver.Backend, error) {
-			return multilock.New(members, combine.WithMemberTimeout(redisMemberTimeout))
+			return multilock.New(members, combine.WithMemberTimeout(memberTimeout))
 		}), nil
 	})
 }
-
-// redisMemberTimeout bounds member calls to Redis servers in tests that
-// need every member to answer.
-const redisMemberTimeout = 500 * time.Millisecond
 
 // TestRedisKilledServer: with one server of three killed, a MultiLock
 // cannot be taken; the attempt fails cleanly, with ErrUnavailable: nobody
@@ -40,7 +36,7 @@ const redisMemberTimeout = 500 * time.Millisecond
 func TestRedisKilledServer(t *testing.T) {
 	ctx := context.Background()
 	stores := quorumtest.StartRedis(t, 3)
-	ml := newML(t, stores.Clients(t), combine.WithMemberTimeout(redisMemberTimeout))
+	ml := newML(t, stores.Clients(t), combine.WithMemberTimeout(memberTimeout))
 	m, err := newMutex(t, ml, "k")
 	require.NoError(t, err)
 	l, err := m.TryLock(ctx, locker.WithLease(10*time.Second))

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/distlock/distlock/combine"
 	"github.com/distlock/distlock/driver"
 	"github.com/distlock/distlock/internal/quorumtest"
 	"github.com/distlock/distlock/internal/storetest"
@@ -27,7 +28,7 @@ func permits(n, limit int) driver.Share {
 // back three permits from several goroutines at once; the permits held at
 // once, counted by the holders, never pass three.
 func TestSharedSemaphoreNeverMoreThanLimit(t *testing.T) {
-	_, _, ml := memML(t, 3)
+	_, _, ml := memML(t, 3, combine.WithMemberTimeout(memberTimeout))
 	one, two := quorumtest.View(t, ml, permits(1, 3)), quorumtest.View(t, ml, permits(2, 3))
 	for _, owner := range []string{"a", "b", "c"} {
 		require.True(t, quorumtest.Try(t, one, "sem", owner, 0).Acquired)
