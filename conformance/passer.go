@@ -22,6 +22,7 @@ var passerCases = []testCase{
 	{"UnlockToWrongHolder", testPassWrongHolder},
 	{"LeaveGivesBackGrant", testPassLeaveGivesBack},
 	{"TurnNamesNext", testPassTurnNamesNext},
+	{"NoticeToTheHolder", testPassNoticeToTheHolder},
 	{"NamedGrantClaimed", testPassNamedGrantClaimed},
 	{"InvalidInput", testPassInvalidInput},
 }
@@ -295,6 +296,47 @@ func testPassTurnNamesNext(ctx context.Context, t *testing.T, s *suite) {
 	require.NoError(t, pc.Dequeue(ctx, key, c), "C gives back its named grant")
 	w.expect(t, "", "C's Dequeue with nobody in line")
 	assert.False(t, isHeld(ctx, t, pw, key), "the key is free after the last grant was given back")
+}
+
+// testPassNoticeToTheHolder: a waiter with a floor that joins an empty
+// line is told to the holder (Turn.Behind), and no other is: one behind
+// it, one without a floor. A notice on one channel follows the ones
+// before it, so each notice heard is the next one sent.
+func testPassNoticeToTheHolder(ctx context.Context, t *testing.T, s *suite) {
+	pa, pw := s.passer(ctx, t), s.passer(ctx, t)
+	key, a := s.key(t, ""), "A-"+locker.NewOwner()
+	waiter := func(name string) (passBackend, string) { return s.passer(ctx, t), name + "-" + locker.NewOwner() }
+	w := s.watchPasses(ctx, t, pw, key, a)
+	gran := s.h.Granularity()
+	lease, patience := 20*s.unit, s.long/2
+
+	ga := acquire(ctx, t, pa, key, a, s.long)
+	pb, b := waiter("B")
+	fb := floorAbove(1)
+	waitWith(ctx, t, pb, key, b, lease, patience, fb)
+	n := w.expectNotice(t, a, "B joined the empty line behind A's hold")
+	assert.Equal(t, ga.Token, n.Behind, "the notice names A's hold by its token")
+	assert.Zero(t, n.Grant, "a notice grants nothing")
+	assert.Equal(t, b, n.Next.Owner)
+	assert.Equal(t, fb, n.Next.Floor)
+	assert.InDelta(t, float64(lease), float64(n.Next.TTL), float64(gran), "the lease B asked for")
+	assert.Positive(t, n.Next.Patience)
+	assert.LessOrEqual(t, n.Next.Patience, patience+gran, "no more patience than B gave")
+
+	pc, c := waiter("C")
+	waitWith(ctx, t, pc, key, c, lease, patience, floorAbove(2)) // behind B: no notice
+	waitWith(ctx, t, pb, key, b, lease, patience, fb)            // B asks again: no notice
+	require.NoError(t, pb.Dequeue(ctx, key, b))
+	require.NoError(t, pc.Dequeue(ctx, key, c))
+	pe, e := waiter("E")
+	queueUp(ctx, t, pe, key, e, lease, patience) // no floor: no notice
+	require.NoError(t, pe.Dequeue(ctx, key, e))
+	pd, d := waiter("D")
+	waitWith(ctx, t, pd, key, d, lease, patience, floorAbove(3))
+	assert.Equal(t, d, w.expectNotice(t, a, "D joined the line emptied again").Next.Owner,
+		"the notice after B's is D's: C joined behind B, B asked again, E had no floor")
+	require.NoError(t, pd.Dequeue(ctx, key, d))
+	require.NoError(t, pa.Unlock(ctx, key, a))
 }
 
 func testPassNamedGrantClaimed(ctx context.Context, t *testing.T, s *suite) {

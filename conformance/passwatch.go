@@ -40,17 +40,31 @@ func (s *suite) watchPasses(ctx context.Context, t *testing.T, p passBackend, ke
 // which a wake-up cannot carry.
 func (ws queueWatchers) expectTurn(t *testing.T, owner, why string) driver.Turn {
 	t.Helper()
+	return ws.await(t, owner, why, "turn with a grant", func(turn driver.Turn) bool { return turn.Grant.Acquired })
+}
+
+// expectNotice waits for a notice to owner (Turn.Behind), passing over
+// wake-ups, and returns it.
+func (ws queueWatchers) expectNotice(t *testing.T, owner, why string) driver.Turn {
+	t.Helper()
+	return ws.await(t, owner, why, "notice", func(turn driver.Turn) bool { return turn.Behind != 0 })
+}
+
+// await waits for a call of owner's turn watcher that is a what, passing
+// over the others, and returns it.
+func (ws queueWatchers) await(t *testing.T, owner, why, what string, is func(driver.Turn) bool) driver.Turn {
+	t.Helper()
 	w := ws[owner]
 	require.NotNil(t, w, "owner %q's turns are not watched", owner)
 	deadline := time.After(notifyLimit)
 	for {
 		select {
 		case turn := <-w.calls:
-			if turn.Grant.Acquired {
+			if is(turn) {
 				return turn
 			}
 		case <-deadline:
-			t.Fatalf("%s: no turn with a grant within %v", why, notifyLimit)
+			t.Fatalf("%s: no %s within %v", why, what, notifyLimit)
 		}
 	}
 }

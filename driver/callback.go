@@ -17,9 +17,14 @@ func NewCallback(fn func()) *Callback {
 	return &Callback{fn: func(Turn) { fn() }}
 }
 
-// NewTurnCallback returns a Callback for a Queuer's fn.
+// NewTurnCallback returns a Callback for a Queuer's fn, which is not
+// told of notices (Turn.Behind).
 func NewTurnCallback(fn func(Grant)) *Callback {
-	return &Callback{fn: func(t Turn) { fn(t.Grant) }}
+	return &Callback{fn: func(t Turn) {
+		if t.Behind == 0 {
+			fn(t.Grant)
+		}
+	}}
 }
 
 // NewTurnsCallback returns a Callback for a Passer's fn.

@@ -9,17 +9,25 @@ import (
 // waiter it grants the lock to, so that several stores can grant their
 // locks to the same waiter in one step. A combinator of Passers (packages
 // multilock and redlock) hands its lock from one holder to the next in one
-// round this way: the holder learns from its line member's turn who waits
-// behind it (Turn.Next), its release grants every member to that waiter
-// (UnlockTo), and the waiter holds the lock once a quorum of members have
-// told it so (WatchTurns), without a call of its own.
+// round this way: the holder learns from its line member who waits
+// behind it (Turn.Next, in the turn that brought it the lock or in a
+// notice, Turn.Behind, when a waiter joins the line later), its release
+// grants every member to that waiter (UnlockTo), and the waiter holds the
+// lock once a quorum of members have told it so (WatchTurns), without a
+// call of its own.
 type Passer interface {
 	Queuer
 
 	// WatchTurns is WatchTurn with all that a turn tells: besides the
 	// grant, the floor of the request it answers, whether a release named
 	// the waiter, and who waits next. fn gets a Turn with a zero Grant
-	// when WatchTurn's fn would get a zero Grant.
+	// when WatchTurn's fn would get a zero Grant. fn is also told of the
+	// notices (Turn.Behind) of owner's holds, which WatchTurn's fn is
+	// not: when a request with a Floor and patience finds key held and
+	// nobody in line (a store may count waiters whose patience lapsed as
+	// in line), and so becomes the first in line, the holder's watchers
+	// get a Turn with a zero Grant, Behind set to the token of the hold,
+	// and Next naming that waiter.
 	WatchTurns(ctx context.Context, key, owner string, fn func(Turn)) (stop func(), err error)
 
 	// UnlockTo is UnlockHold (Unlock when token is 0) that, when it drops
@@ -72,6 +80,12 @@ type Turn struct {
 	// was made, with the patience it had left then; zero when nobody was.
 	// A store may leave it zero in the turn of a grant from the line to a
 	// request without a Floor: a combinator, which names the next waiter
-	// to its members' releases, gives every member a floor.
+	// to its members' releases, gives every member a floor. In a notice
+	// (Behind), the waiter that joined the line behind the hold.
 	Next Successor
+	// Behind is non-zero in a notice, not a grant: the token of the
+	// watcher's hold behind which Next has just become the first in line
+	// (see WatchTurns). A holder that has no heir yet may name Next to
+	// the release of that hold, and of no other.
+	Behind uint64
 }

@@ -37,9 +37,13 @@
 // holder that just released it and asks again. Where the members can
 // also grant the lock to a waiter a release names (driver.Passer: Redis
 // and memory), the hand-off takes no round of the waiter's own: the line
-// member tells each holder who waits behind it, the holder's release
-// grants every member to that waiter, and the waiter holds the lock once
-// a majority of those grants has reached it. The line member decides
+// member tells each holder who waits behind it (in the turn that brought
+// it the lock, or when the first waiter joins the line later), the
+// holder's release grants every member to that waiter, and the waiter
+// holds the lock once a majority of those grants has reached it. A holder
+// that got the lock without waiting, or a while (a quarter second) before
+// the waiter came, no longer watches its turns, and hands over in two
+// rounds. The line member decides
 // the order only: a quorum without it is still a quorum, so a line member
 // that is down, or held by another owner who holds no quorum, costs a
 // waiter at most a refused attempt or two, and a waiter that another

@@ -40,6 +40,28 @@ func quiet(t *testing.T, stores *quorumtest.Redis) int {
 	return n
 }
 
+// handsOffInOneRound releases held, once the servers of stores are
+// quiet, and checks that heir (whose lease comes on got) takes the lock in
+// the release's round: a script on each server, none of heir's, with a
+// token above held's that the servers agree on. It returns heir's lease.
+func handsOffInOneRound(ctx context.Context, t *testing.T, stores *quorumtest.Redis, held *locker.Lease,
+	heir *locker.Mutex, got <-chan *locker.Lease) *locker.Lease {
+	t.Helper()
+	before := quiet(t, stores)
+	require.NoError(t, held.Unlock(ctx))
+	l := <-got
+	require.NotNil(t, l)
+	assert.Equal(t, stores.Len(), scriptCalls(t, stores)-before,
+		"the hand-off is the release's round: a script on each server, none of the waiter's")
+	assert.Greater(t, l.Token(), held.Token(), "tokens rise from holder to holder")
+	for i := range stores.Len() {
+		st := stores.State(t, i, "k")
+		assert.Equal(t, heir.Owner(), st.Owner, "server %d", i)
+		assert.Equal(t, l.Token(), st.Token, "server %d: the tokens agree", i)
+	}
+	return l
+}
+
 // TestAHandOffIsOneRound: on a RedLock of five Redis servers, a holder
 // whose turn named the waiter behind it hands the lock over in its
 // release: each server's release grants the lock to that waiter and tells
@@ -81,23 +103,63 @@ func TestAHandOffIsOneRound(t *testing.T) {
 	require.NotNil(t, l2)
 	assert.Greater(t, l2.Token(), held.Token())
 
-	before := quiet(t, stores)
-	require.NoError(t, l2.Unlock(ctx))
-	l3 := <-leases
-	require.NotNil(t, l3)
-	assert.Equal(t, stores.Len(), scriptCalls(t, stores)-before,
-		"the hand-off is the release's round: a script on each server, none of the waiter's")
-	assert.Greater(t, l3.Token(), l2.Token(), "tokens rise from holder to holder")
-	for i := range stores.Len() {
-		st := stores.State(t, i, "k")
-		assert.Equal(t, third.Owner(), st.Owner, "server %d", i)
-		assert.Equal(t, l3.Token(), st.Token, "server %d: the tokens agree", i)
-	}
+	l3 := handsOffInOneRound(ctx, t, stores, l2, third, leases)
 	assert.Greater(t, time.Until(l3.Deadline()), lease-5*time.Second, "the lease counts from the waiter's attempt")
 	require.NoError(t, l3.Unlock(ctx))
 	for i := range stores.Len() {
 		assert.False(t, stores.State(t, i, "k").Held, "server %d", i)
 	}
+}
+
+// TestAHolderToldOfItsHeirHandsOffInOneRound: two processes (a RedLock
+// of five Redis servers each) that take turns have nobody in line when
+// the lock is handed over; the waiter joins the line later, and the line
+// member's notice tells the holder (driver.Turn.Behind), whose release
+// then hands the lock over in its round alone. A waiter a notice named
+// that gave up is granted nothing.
+func TestAHolderToldOfItsHeirHandsOffInOneRound(t *testing.T) {
+	ctx := context.Background()
+	stores := quorumtest.StartRedis(t, 5)
+	const lease = time.Minute
+	mutex := func() *locker.Mutex {
+		m, err := newMutex(t, newRL(t, stores.Clients(t), combine.WithRestartGuard(0)), "k")
+		require.NoError(t, err)
+		return m
+	}
+	first, a, b := mutex(), mutex(), mutex()
+	held, err := first.Lock(ctx, locker.WithLease(lease))
+	require.NoError(t, err)
+	wait := func(m *locker.Mutex) <-chan *locker.Lease {
+		got := make(chan *locker.Lease, 1)
+		go func() {
+			l, err := m.Lock(ctx, locker.WithLease(lease), locker.WithWait(20*time.Second))
+			assert.NoError(t, err)
+			got <- l
+		}()
+		return got
+	}
+
+	// A waits, and takes the lock at first's release, with nobody behind
+	// it; B then joins the line.
+	gotA := wait(a)
+	quiet(t, stores)
+	require.NoError(t, held.Unlock(ctx))
+	la := <-gotA
+	require.NotNil(t, la)
+	lb := handsOffInOneRound(ctx, t, stores, la, b, wait(b))
+
+	// C joins the line behind B's hold, and B is told; C then gives up,
+	// leaving every member, so B's release grants it nothing.
+	c := mutex()
+	_, err = c.Lock(ctx, locker.WithLease(lease), locker.WithWait(300*time.Millisecond))
+	require.ErrorIs(t, err, locker.ErrNotAcquired)
+	require.NoError(t, lb.Unlock(ctx))
+	for i := range stores.Len() {
+		assert.False(t, stores.State(t, i, "k").Held, "server %d: nobody was granted the lock", i)
+	}
+	l, err := mutex().TryLock(ctx, locker.WithLease(lease))
+	require.NoError(t, err)
+	require.NoError(t, l.Unlock(ctx))
 }
 
 // TestAnHeirThatLeftIsNotGranted: a waiter that gives up leaves every

@@ -48,11 +48,12 @@
 //
 // Clients implement driver.Passer too: a grant's turn (WatchTurns) tells
 // the floor of the waiter's last attempt and the waiter then first in
-// line, and UnlockTo's final release grants the key to the waiter it
-// names, out of its place in line, unless that waiter has no patience
-// left or left the key (Leave) within the time it gave; then it releases
-// as Unlock does. Leave's marks run on the store's clock, and Restart
-// loses them too.
+// line; a waiter with a floor that joins an empty line is told to the
+// holder's WatchTurns (Turn.Behind); and UnlockTo's final release grants
+// the key to the waiter it names, out of its place in line, unless that
+// waiter has no patience left or left the key (Leave) within the time it
+// gave; then it releases as Unlock does. Leave's marks run on the store's
+// clock, and Restart loses them too.
 //
 // # Shared locks
 //

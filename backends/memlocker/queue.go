@@ -82,12 +82,31 @@ func (s *Store) leaveQueue(key, owner string) {
 type notice struct {
 	watchers []*driver.Callback
 	turn     driver.Turn
+	// behind is told after: a waiter that joined the line behind the
+	// holder (see behind); nil for none.
+	behind *notice
 }
 
 // send calls the watchers, outside the store's lock.
 func (n notice) send() {
 	for _, w := range n.watchers {
 		w.Tell(n.turn)
+	}
+	if n.behind != nil {
+		n.behind.send()
+	}
+}
+
+// behind returns the notice (driver.Turn.Behind) to h's holder that w has
+// joined key's line first, for a waiter whose request has a floor, as a
+// combinator's does; nil otherwise. s.mu must be held.
+func (s *Store) behind(key string, h *hold, w waiter, now time.Time) *notice {
+	if w.floor == 0 {
+		return nil
+	}
+	return &notice{
+		watchers: s.watchersOf(watched{key: key, owner: h.owner}),
+		turn:     driver.Turn{Behind: h.token, Next: w.successor(now)},
 	}
 }
 

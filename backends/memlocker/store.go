@@ -112,7 +112,8 @@ func (s *Store) lease(ttl time.Duration) time.Duration {
 // first (or nobody waits), else it is granted to that waiter. When another
 // owner has the key and r.Patience is positive, the owner joins the key's
 // queue (or stays in it) until r.Patience from now, asking for r.TTL with
-// r.Floor. The notice is for after s.mu is released.
+// r.Floor; an owner with a floor that joins an empty queue is told to the
+// holder (driver.Turn.Behind). The notice is for after s.mu is released.
 func (s *Store) tryLock(r driver.Request) (driver.Grant, notice) {
 	key, owner, ttl, patience := r.Key, r.Owner, r.TTL, r.Patience
 	s.mu.Lock()
@@ -134,7 +135,11 @@ func (s *Store) tryLock(r driver.Request) (driver.Grant, notice) {
 	if h.owner != owner {
 		g := driver.Grant{Remaining: h.expires.Sub(now), Reserved: h.granted, Uptime: s.uptime()}
 		if patience > 0 {
-			s.enqueue(key, waiter{owner: owner, deadline: now.Add(patience), ttl: ttl, floor: r.Floor})
+			w := waiter{owner: owner, deadline: now.Add(patience), ttl: ttl, floor: r.Floor}
+			if len(s.lapsedHead(key, now)) == 0 {
+				n.behind = s.behind(key, h, w, now)
+			}
+			s.enqueue(key, w)
 			g.Token = h.token
 		}
 		return g, n

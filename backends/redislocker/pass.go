@@ -14,8 +14,9 @@ import (
 var _ driver.Passer = (*Backend)(nil)
 
 // WatchTurns implements driver.Passer: WatchTurn, with the whole turn
-// message (turnFormat). With WithReplicaAck fn is only woken, as
-// WatchTurn's is.
+// message (turnFormat), and the notices of owner's holds. With
+// WithReplicaAck fn is only woken, as WatchTurn's is, and gets no
+// notices: UnlockTo then names nobody.
 func (b *Backend) WatchTurns(ctx context.Context, key, owner string, fn func(driver.Turn)) (stop func(), err error) {
 	if err := driver.CheckOwner(key, owner); err != nil {
 		return nil, err
@@ -25,7 +26,11 @@ func (b *Backend) WatchTurns(ctx context.Context, key, owner string, fn func(dri
 	}
 	w := driver.NewTurnsCallback(fn)
 	if b.cfg.replicas > 0 {
-		w = driver.NewTurnsCallback(func(driver.Turn) { fn(driver.Turn{}) })
+		w = driver.NewTurnsCallback(func(t driver.Turn) {
+			if t.Behind == 0 { // UnlockTo would not name the waiter of a notice
+				fn(driver.Turn{})
+			}
+		})
 	}
 	k := b.keys(key)
 	return b.watchChannel(ctx, k.turns+owner, k.slot, w)

@@ -69,17 +69,22 @@ func turnOf(payload string) driver.Turn {
 		return driver.Turn{}
 	}
 	var r [numbers]int64
-	if !wholeDoubles(payload[:8*numbers], r[:]) || r[0] <= 0 || r[2] < 0 || r[4] < 0 || r[5] < 0 || r[6] < 0 {
+	if !wholeDoubles(payload[:8*numbers], r[:]) || r[0] == 0 || r[2] < 0 || r[4] < 0 || r[5] < 0 || r[6] < 0 {
 		return driver.Turn{}
 	}
 	next := payload[8*numbers:]
 	if int(binary.LittleEndian.Uint32([]byte(next[:4]))) != len(next)-4 {
 		return driver.Turn{}
 	}
-	t := driver.Turn{
-		Grant:  driver.Grant{Acquired: true, Holds: 1, Token: uint64(r[0]), Uptime: uptime(r[1])},
-		Floor:  uint64(r[2]),
-		Passed: r[3] == 1,
+	var t driver.Turn
+	if r[0] > 0 {
+		t = driver.Turn{
+			Grant:  driver.Grant{Acquired: true, Holds: 1, Token: uint64(r[0]), Uptime: uptime(r[1])},
+			Floor:  uint64(r[2]),
+			Passed: r[3] == 1,
+		}
+	} else if t.Behind = uint64(-r[0]); next[4:] == "" {
+		return driver.Turn{} // a notice names its waiter
 	}
 	if owner := next[4:]; owner != "" {
 		t.Next = driver.Successor{Owner: owner, TTL: time.Duration(r[4]) * time.Millisecond,

@@ -81,7 +81,10 @@ const grantFormat = `'<ddddd'`
 // grant's token, the server's uptime in ms (-1 if unknown), the floor of
 // the request it answers, 1 if a release named the waiter (else 0), then
 // the waiter first in line behind it: its lease in ms, the patience it has
-// left in ms, its floor, and its owner, length first ("" for nobody).
+// left in ms, its floor, and its owner, length first ("" for nobody). A
+// notice (driver.Turn.Behind: a waiter with a floor joined the empty line
+// behind the hold; see tryLockSrc) has the hold's token negated in place
+// of the grant's, -1, 0 and 0, then that waiter.
 const turnFormat = `'<dddddddi4c0'`
 
 // shortTurnFormat is the struct format of the turn message of a grant
@@ -322,7 +325,11 @@ return struct.pack(grantf, 1, 1, t, 0, up)
 // holds when the lock is a grant not yet claimed, see
 // driver.Grant.Reserved): one string, which costs the script less than an
 // array of five. The uptime is reported on
-// free-to-held transitions and on the claim of a grant only.
+// free-to-held transitions and on the claim of a grant only. A refused
+// request with patience and a floor (a combinator's) that makes the queue
+// afresh, and so is first in line, is told to the holder on its turn
+// channel (a notice, see turnFormat), so that the holder can name it to
+// its release (driver.Passer).
 //
 // The marker holds the server's boot time in microseconds. It is written
 // from INFO's uptime_in_seconds when missing (after a restart without
@@ -371,6 +378,9 @@ local function refused(changed)
 	if patience > 0 then
 		local fresh = redis.call('HSET', waiters, owner, struct.pack('<I8I8I8', ms + patience, ttl, floor)) == 1
 			and redis.call('RPUSH', queue, owner) == 1
+		if fresh and floor > 0 then
+			redis.call(publish, turns .. o, struct.pack(` + turnFormat + `, -t, -1, 0, 0, ttl, patience, floor, #owner, owner))
+		end
 		if fresh or q < ms + patience then
 			q = ms + 2 * patience
 			redis.call('PEXPIREAT', queue, q)

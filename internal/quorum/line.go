@@ -85,6 +85,13 @@ func (c *combinator) watchTurn(ctx context.Context, key, owner string, fn func(d
 	l := ts[c.line]
 	heard := func(i int, t driver.Turn) {
 		now := c.s.now()
+		if t.Behind != 0 {
+			// A notice to the holder, not a turn: no wait is woken.
+			if i == c.line && c.passes {
+				c.waits.noticed(l.key, owner, t, now)
+			}
+			return
+		}
 		if i == c.line && c.waits != nil {
 			c.waits.turn(l.key, owner, t, now)
 		}

@@ -14,7 +14,11 @@ import (
 // release, then, on the line member's turn, the waiter's own attempt at
 // the other members. With it the holder knows who waits behind it: the
 // line member's turn that brought it the lock named the waiter then
-// first in line (driver.Turn.Next), its heir. The holder's release names
+// first in line (driver.Turn.Next), its heir; or, when nobody was in line
+// then, or the hold came from an attempt, the line member's notice of the
+// first waiter to join the line behind the hold (driver.Turn.Behind)
+// named it, should the holder still watch its turns (as it does for a
+// while after a wait; see locker's hub). The holder's release names
 // the heir to every member that can pass (UnlockTo), and each grants the
 // heir the lock in the same step, with the token one above the holder's
 // (or the heir's floor), which they then agree on, and tells it on its
@@ -48,10 +52,11 @@ import (
 //     (Passer.Leave), which keeps their releases from naming it for
 //     longer than its patience, and gives back a grant made meanwhile; the
 //     holder names an heir only within the patience the line member said
-//     it had left, and only at the release of the hold the turn brought
-//     (heirs), so a waiter that has since held and released the lock is
-//     never named. An heir that died keeps the grants until their lease
-//     ends, as a single store's waiter does.
+//     it had left, and only at the release of the hold the turn brought,
+//     or the notice named by its token on the line member (heirs), so a
+//     waiter that has since held and released the lock is never named.
+//     An heir that died keeps the grants until their lease ends, as a
+//     single store's waiter does.
 //   - One acquisition a wait: the lock comes from the turns only to an
 //     attempt (engine.begin), and turns heard while an attempt of the wait
 //     is in flight make no quorum; when it fails, the turns of the members
@@ -69,6 +74,10 @@ import (
 type heir struct {
 	driver.Successor
 	until time.Time
+	// behind is the line member's token of the hold that a notice told
+	// the heir of (driver.Turn.Behind); 0 for an heir that the turn which
+	// brought the hold named.
+	behind uint64
 }
 
 // heirOf is the heir a turn heard at now named, counting its patience from
@@ -97,10 +106,13 @@ func passWait(ts []target) time.Duration {
 }
 
 // inherit makes w's heir the heir of owner's hold on key (k), at now;
-// with w nil or no heir, the hold has none. l.mu is held.
+// with w nil or no heir, the hold has none but one a notice told of, which
+// may have come first, and which names the hold it is for. l.mu is held.
 func (l *lineState) inherit(k turnKey, w *waiting, now time.Time) {
 	if w == nil || w.next.Owner == "" {
-		delete(l.heirs, k)
+		if l.heirs[k].behind == 0 {
+			delete(l.heirs, k)
+		}
 		return
 	}
 	if l.heirs == nil {
@@ -110,9 +122,11 @@ func (l *lineState) inherit(k turnKey, w *waiting, now time.Time) {
 	l.heirs[k] = w.next
 }
 
-// heir takes the heir of owner's hold on key: a release names it only
-// once, with the patience it has left at now.
-func (l *lineState) heir(key, owner string, now time.Time) driver.Successor {
+// heir takes the heir of owner's hold on key whose token on the line
+// member is token (0: unknown): a release names it only once, with the
+// patience it has left at now, and one a notice told of only to the
+// release of the hold the notice was for.
+func (l *lineState) heir(key, owner string, token uint64, now time.Time) driver.Successor {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	k := turnKey{key, owner}
@@ -122,10 +136,35 @@ func (l *lineState) heir(key, owner string, now time.Time) driver.Successor {
 	}
 	delete(l.heirs, k)
 	h.Patience = h.until.Sub(now)
-	if h.Patience <= 0 {
+	if h.Patience <= 0 || h.behind != 0 && h.behind != token {
 		return driver.Successor{}
 	}
 	return h.Successor
+}
+
+// noticed records the notice t, heard at now, that a waiter joined the
+// line member's empty line on key behind owner's hold: the hold's heir,
+// unless it has one. A holder whose hold came from an attempt, or from a
+// turn when nobody was in line, learns its heir so; without it, its
+// release would name nobody, and the heir would take the other members
+// with an attempt of its own after the line member's turn, a second round.
+func (l *lineState) noticed(key, owner string, t driver.Turn, now time.Time) {
+	if t.Next.Owner == "" || t.Next.Patience <= 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k := turnKey{key, owner}
+	if h, ok := l.heirs[k]; ok && now.Before(h.until) && (h.behind == 0 || h.behind == t.Behind) {
+		return
+	}
+	if l.heirs == nil {
+		l.heirs = make(map[turnKey]heir)
+	}
+	prune(l.heirs, func(h heir) bool { return !now.Before(h.until) })
+	h := heirOf(t.Next, now)
+	h.behind = t.Behind
+	l.heirs[k] = h
 }
 
 // release forgets a wait whose passes were taken: the hold they made is

@@ -84,11 +84,11 @@ func TestPassesMakeAQuorum(t *testing.T) {
 	assert.Equal(t, passLate, late.state)
 	assert.Equal(t, map[int]uint64{others[1]: 22}, late.tokens)
 
-	h := e.waits.heir("k", "o", start.Add(time.Second))
+	h := e.waits.heir("k", "o", 20, start.Add(time.Second))
 	assert.Equal(t, "n", h.Owner)
 	assert.Equal(t, time.Second, h.Patience, "the patience the turn said, less the time since")
 	assert.Equal(t, uint64(2000), h.Floor)
-	assert.Empty(t, e.waits.heir("k", "o", start.Add(time.Second)).Owner, "a hold names its heir once")
+	assert.Empty(t, e.waits.heir("k", "o", 20, start.Add(time.Second)).Owner, "a hold names its heir once")
 }
 
 // TestPassesThatMakeNoQuorumWake: turns that make no quorum (tokens that
@@ -144,7 +144,56 @@ func TestAWaiterThatLeftIsNotAnHeir(t *testing.T) {
 	assert.Equal(t, passIgnored, e.pass(ts, "k", "o", e.line, line, start, func() {}).state, "the wait is over")
 	_, held, _ := e.waits.begin("k", "o", start)
 	assert.Nil(t, held)
-	assert.Empty(t, e.waits.heir("k", "o", start).Owner)
+	assert.Empty(t, e.waits.heir("k", "o", 20, start).Owner)
+}
+
+// TestANoticeNamesTheHeirOfItsHold: a notice (driver.Turn.Behind) makes
+// its waiter the heir of the hold it names, and of no other; it does not
+// replace an heir the hold already has, and a hold won from a turn that
+// named nobody keeps the heir a notice that came first told of.
+func TestANoticeNamesTheHeirOfItsHold(t *testing.T) {
+	e, _ := passEngine(t, DefaultSettings(Majority))
+	now := time.Now()
+	notice := func(hold uint64, owner string) driver.Turn {
+		return driver.Turn{Behind: hold, Next: driver.Successor{Owner: owner, TTL: time.Minute, Patience: 2 * time.Second, Floor: 3000}}
+	}
+
+	e.waits.noticed("k", "o", notice(20, "n"), now)
+	h := e.waits.heir("k", "o", 20, now.Add(time.Second))
+	assert.Equal(t, driver.Successor{Owner: "n", TTL: time.Minute, Patience: time.Second, Floor: 3000}, h,
+		"the notice's waiter, with the patience it had less the time since")
+	assert.Empty(t, e.waits.heir("k", "o", 20, now).Owner, "a hold names its heir once")
+
+	e.waits.noticed("k", "o", notice(20, "n"), now)
+	assert.Empty(t, e.waits.heir("k", "o", 21, now).Owner, "a notice names the heir of its hold, not of a later one")
+	e.waits.noticed("k", "o", notice(20, "n"), now)
+	assert.Empty(t, e.waits.heir("k", "o", 0, now).Owner, "nor of a hold whose token is unknown")
+	e.waits.noticed("k", "o", notice(20, "n"), now)
+	assert.Empty(t, e.waits.heir("k", "o", 20, now.Add(2*time.Second)).Owner, "nor once its patience is over")
+
+	e.waits.noticed("k", "o", notice(20, "n"), now)
+	e.waits.noticed("k", "o", notice(20, "m"), now)
+	assert.Equal(t, "n", e.waits.heir("k", "o", 20, now).Owner, "a later notice of the same hold does not replace the heir")
+	e.waits.noticed("k", "o", notice(20, "n"), now)
+	e.waits.noticed("k", "o", notice(30, "m"), now)
+	assert.Equal(t, "m", e.waits.heir("k", "o", 30, now).Owner, "a notice of another hold does")
+
+	// A hold won from a turn: its heir is the one the turn named, which a
+	// notice does not replace; a turn that named nobody leaves the heir a
+	// notice told of.
+	e.waits.refused("k", "o", driver.Grant{Token: 10}, false, now, time.Minute, 3*time.Second, 1000)
+	line := passTurn(40, 1000)
+	line.Next = driver.Successor{Owner: "x", TTL: time.Minute, Patience: time.Second}
+	e.waits.turn("k", "o", line, now)
+	e.waits.won("k", "o", now)
+	e.waits.noticed("k", "o", notice(40, "n"), now)
+	assert.Equal(t, "x", e.waits.heir("k", "o", 40, now).Owner)
+
+	e.waits.refused("k", "o", driver.Grant{Token: 40}, false, now, time.Minute, 3*time.Second, 1000)
+	e.waits.turn("k", "o", passTurn(50, 1000), now)
+	e.waits.noticed("k", "o", notice(50, "n"), now)
+	e.waits.won("k", "o", now)
+	assert.Equal(t, "n", e.waits.heir("k", "o", 50, now).Owner)
 }
 
 // TestTurnsHeardDuringAnAttemptMakeNoQuorum: while an attempt of the wait

@@ -19,7 +19,7 @@ func (e *engine) unlock(ctx context.Context, ts []target, owner string) error {
 	}
 	var next driver.Successor
 	if e.passes {
-		next = e.waits.heir(ts[e.line].key, owner, e.s.now())
+		next = e.waits.heir(ts[e.line].key, owner, tks[e.line].token, e.s.now())
 		e.waits.release(ts[e.line].key, owner)
 	}
 	_, errs := fanout(ctx, ts, e.s.plain, func(ctx context.Context, i int) (struct{}, error) {
