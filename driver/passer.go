@@ -62,8 +62,9 @@ type Successor struct {
 	Floor uint64
 }
 
-// Turn is what a Passer tells a waiter of a grant made to it (see
-// Passer.WatchTurns).
+// Turn is what a Passer tells a waiter of a grant made to it, or, in a
+// notice (Behind), a holder of the waiter that joined the line behind its
+// hold (see Passer.WatchTurns).
 type Turn struct {
 	// Grant is the grant, as WatchTurn gives it: Acquired, Holds 1, its
 	// Token and Uptime; zero for a wake-up.
