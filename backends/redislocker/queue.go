@@ -77,14 +77,17 @@ func turnOf(payload string) driver.Turn {
 		return driver.Turn{}
 	}
 	var t driver.Turn
-	if r[0] > 0 {
+	switch {
+	case r[0] > 0:
 		t = driver.Turn{
 			Grant:  driver.Grant{Acquired: true, Holds: 1, Token: uint64(r[0]), Uptime: uptime(r[1])},
 			Floor:  uint64(r[2]),
 			Passed: r[3] == 1,
 		}
-	} else if t.Behind = uint64(-r[0]); next[4:] == "" {
+	case next[4:] == "":
 		return driver.Turn{} // a notice names its waiter
+	default:
+		t.Behind = uint64(-r[0]) // a notice: the hold's token, negated
 	}
 	if owner := next[4:]; owner != "" {
 		t.Next = driver.Successor{Owner: owner, TTL: time.Duration(r[4]) * time.Millisecond,

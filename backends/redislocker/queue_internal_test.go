@@ -28,7 +28,7 @@ func turn(next string, fs ...float64) string {
 // TestTurnOfReadsOnlyAGrant: a turn message is a grant only when it is
 // seven whole doubles with a positive token, then the next waiter after
 // its length, or the two doubles of a grant to a request without a floor;
-// anything else (a message of another format, a release's "released")
+// a notice when the token is negative and a waiter follows; anything else (a message of another format, a release's "released")
 // only wakes the waiter.
 func TestTurnOfReadsOnlyAGrant(t *testing.T) {
 	assert.Equal(t, driver.Turn{
@@ -40,6 +40,8 @@ func TestTurnOfReadsOnlyAGrant(t *testing.T) {
 		"an unknown uptime is 0, and nobody next is a zero Successor")
 	assert.Equal(t, driver.Turn{Grant: driver.Grant{Acquired: true, Holds: 1, Token: 7, Uptime: 1500 * time.Millisecond}},
 		turnOf(doubles(7, 1500)), "a grant to a request without a floor")
+	assert.Equal(t, driver.Turn{Behind: 7, Next: driver.Successor{Owner: "w", TTL: 30 * time.Second, Patience: 2 * time.Second, Floor: 9}},
+		turnOf(turn("w", -7, -1, 0, 0, 30000, 2000, 9)), "a notice: the hold's token negated, then the waiter that joined behind it")
 	for name, payload := range map[string]string{
 		"text":              "1733100000000000 1500",
 		"released":          "released",
@@ -50,7 +52,7 @@ func TestTurnOfReadsOnlyAGrant(t *testing.T) {
 		"short next":        turn("w", 7, 1500, 0, 0, 0, 0, 0)[:8*7+4],
 		"long next":         turn("w", 7, 1500, 0, 0, 0, 0, 0) + "x",
 		"zero token":        turn("", 0, 1500, 0, 0, 0, 0, 0),
-		"negative token":    turn("", -7, 1500, 0, 0, 0, 0, 0),
+		"notice, no waiter": turn("", -7, 1500, 0, 0, 0, 0, 0),
 		"negative floor":    turn("", 7, 1500, -1, 0, 0, 0, 0),
 		"negative lease":    turn("w", 7, 1500, 0, 0, -1, 0, 0),
 		"fractional":        turn("", 7.5, 1500, 0, 0, 0, 0, 0),
