@@ -20,6 +20,9 @@ import (
 // startTimeout bounds how long a server may take to accept connections.
 const startTimeout = 30 * time.Second
 
+// killLimit bounds how long Kill waits for the killed processes to go.
+const killLimit = 10 * time.Second
+
 // Superuser is the role that connects without a password.
 const Superuser = "postgres"
 
@@ -237,7 +240,7 @@ func (s *Server) URL(addr string) string {
 }
 
 // Kill ends every server process with SIGKILL, as a crash would, and waits
-// until the postmaster is gone. Killing a server that is not running does
+// until they are all gone. Killing a server that is not running does
 // nothing.
 func (s *Server) Kill() {
 	s.t.Helper()
@@ -256,6 +259,11 @@ func (s *Server) kill() {
 	// the shared memory a restart needs.
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	<-exited
+	// A backend still dying may hold the listening socket, which then
+	// accepts connections nobody serves.
+	if err := procstate.WaitGroupGone(cmd.Process.Pid, killLimit); err != nil {
+		s.t.Errorf("pgtest: %v", err)
+	}
 }
 
 // Stop pauses every server process with SIGSTOP: they keep their

@@ -34,3 +34,25 @@ func TestWaitStopped(t *testing.T) {
 	require.NoError(t, cmd.Process.Signal(syscall.SIGSTOP))
 	require.NoError(t, WaitStopped(cmd.Process.Pid, 5*time.Second))
 }
+
+func TestStateAndGroupReadTheirFields(t *testing.T) {
+	state, group, ok := stateAndGroup([]byte("42 (a) b) S 1 40 40 0"))
+	assert.True(t, ok)
+	assert.Equal(t, byte('S'), state)
+	assert.Equal(t, 40, group)
+	_, _, ok = stateAndGroup([]byte("garbage"))
+	assert.False(t, ok)
+}
+
+func TestWaitGroupGone(t *testing.T) {
+	// A shell leading its own group, with a child that outlives it
+	// unless killed with the group.
+	cmd := exec.Command("sh", "-c", "sleep 30 & wait")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	require.NoError(t, cmd.Start())
+	pgid := cmd.Process.Pid
+	assert.Error(t, WaitGroupGone(pgid, 50*time.Millisecond), "a running group is not gone")
+	require.NoError(t, syscall.Kill(-pgid, syscall.SIGKILL))
+	_ = cmd.Wait()
+	require.NoError(t, WaitGroupGone(pgid, 5*time.Second))
+}
