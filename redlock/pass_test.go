@@ -2,6 +2,7 @@ package redlock_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -52,16 +53,29 @@ func handOff(ctx context.Context, t *testing.T, stores *quorumtest.Redis, held *
 	return l, scriptCalls(t, stores) - before
 }
 
-// heldBy checks that every server of stores holds the lock for heir with
-// l's token, which rose above prev's.
-func heldBy(t *testing.T, stores *quorumtest.Redis, heir *locker.Mutex, l, prev *locker.Lease) {
+// heldBy checks what a hand-off of key to heir, whose lease is l, leaves
+// whatever the timing: l's token above prev's, a quorum of the servers of
+// stores holding the lock for heir with l's token, and every other server
+// free. It reports whether every server holds it so. One may be free: a
+// holder whose attempt reached a server before its predecessor's release
+// did was refused there and held a quorum without it, which a loaded
+// machine sees (the line member's grant wakes the waiter while the other
+// releases are still on their way); such a server is then not handed on.
+func heldBy(t *testing.T, stores *quorumtest.Redis, key string, heir *locker.Mutex, l, prev *locker.Lease) bool {
 	t.Helper()
 	assert.Greater(t, l.Token(), prev.Token(), "tokens rise from holder to holder")
+	holding := 0
 	for i := range stores.Len() {
-		st := stores.State(t, i, "k")
+		st := stores.State(t, i, key)
+		if !st.Held {
+			continue
+		}
+		holding++
 		assert.Equal(t, heir.Owner(), st.Owner, "server %d", i)
 		assert.Equal(t, l.Token(), st.Token, "server %d: the tokens agree", i)
 	}
+	assert.GreaterOrEqual(t, holding, stores.Len()/2+1, "a quorum of the servers hold the lock")
+	return holding == stores.Len()
 }
 
 // TestAHandOffIsOneRound: on a RedLock of five Redis servers, a holder
@@ -69,12 +83,36 @@ func heldBy(t *testing.T, stores *quorumtest.Redis, heir *locker.Mutex, l, prev 
 // release: each server's release grants the lock to that waiter and tells
 // it, and the waiter holds the lock from a quorum of those turns, without
 // a call of its own. The tokens still rise and agree.
+//
+// A loaded machine can make a hand-off two rounds, or leave a server out
+// (see heldBy): a waiter that the line member refused while its grant to
+// the waiter before it was pending asks again after a backoff of up to a
+// second, which may fall in the hand-off. So the test hands off on a new
+// key until one hand-off is one round and reaches every server, three
+// times at most.
 func TestAHandOffIsOneRound(t *testing.T) {
-	ctx := context.Background()
 	stores := quorumtest.StartRedis(t, 5)
+	var counted []int
+	for try := range 3 {
+		scripts, everywhere := handOffToTheNamedHeir(t, stores, fmt.Sprintf("k%d", try))
+		counted = append(counted, scripts)
+		if scripts == stores.Len() && everywhere {
+			return
+		}
+	}
+	t.Fatalf("no hand-off was the release's round alone, a script on each server and none of the waiter's, that reached every server (scripts per hand-off: %v)", counted)
+}
+
+// handOffToTheNamedHeir puts two waiters in line for key behind a holder,
+// on a RedLock over stores, lets the first of them take the lock with its
+// turn naming the second, and returns the scripts the servers ran for the
+// second's hand-off, and whether every server then holds the lock for the
+// heir (see heldBy).
+func handOffToTheNamedHeir(t *testing.T, stores *quorumtest.Redis, key string) (scripts int, everywhere bool) {
+	ctx := context.Background()
 	rl := newRL(t, stores.Clients(t), combine.WithRestartGuard(0))
 	const lease = time.Minute
-	first, err := newMutex(t, rl, "k")
+	first, err := newMutex(t, rl, key)
 	require.NoError(t, err)
 	held, err := first.Lock(ctx, locker.WithLease(lease))
 	require.NoError(t, err)
@@ -88,11 +126,11 @@ func TestAHandOffIsOneRound(t *testing.T) {
 			leases <- l
 		}()
 	}
-	second, err := newMutex(t, rl, "k")
+	second, err := newMutex(t, rl, key)
 	require.NoError(t, err)
 	wait(second)
 	quiet(t, stores)
-	third, err := newMutex(t, rl, "k")
+	third, err := newMutex(t, rl, key)
 	require.NoError(t, err)
 	wait(third)
 	quiet(t, stores)
@@ -106,13 +144,13 @@ func TestAHandOffIsOneRound(t *testing.T) {
 	assert.Greater(t, l2.Token(), held.Token())
 
 	l3, scripts := handOff(ctx, t, stores, l2, leases)
-	assert.Equal(t, stores.Len(), scripts, "the hand-off is the release's round: a script on each server, none of the waiter's")
-	heldBy(t, stores, third, l3, l2)
+	everywhere = heldBy(t, stores, key, third, l3, l2)
 	assert.Greater(t, time.Until(l3.Deadline()), lease-5*time.Second, "the lease counts from the waiter's attempt")
 	require.NoError(t, l3.Unlock(ctx))
 	for i := range stores.Len() {
-		assert.False(t, stores.State(t, i, "k").Held, "server %d", i)
+		assert.False(t, stores.State(t, i, key).Held, "server %d", i)
 	}
+	return scripts, everywhere
 }
 
 // TestAHolderToldOfItsHeirHandsOffInOneRound: two processes (a RedLock
@@ -161,8 +199,8 @@ func TestAHolderToldOfItsHeirHandsOffInOneRound(t *testing.T) {
 		counted = append(counted, scripts)
 		prev := held
 		held, holder, waiter = l, waiter, holder
+		heldBy(t, stores, "k", holder, held, prev)
 		if scripts == stores.Len() {
-			heldBy(t, stores, holder, held, prev)
 			break
 		}
 	}
