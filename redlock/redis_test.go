@@ -26,7 +26,7 @@ func TestConformanceRedis(t *testing.T) {
 	conformance.Run(t, func(_ context.Context, t *testing.T) (conformance.Harness, error) {
 		stores := quorumtest.StartRedis(t, 5)
 		return quorumtest.NewHarness(stores, func(members []driver.Backend) (driver.Backend, error) {
-			return redlock.New(members, combine.WithRestartGuard(0))
+			return redlock.New(members, combine.WithRestartGuard(0), combine.WithMemberTimeout(memberTimeout))
 		}), nil
 	})
 }
