@@ -56,7 +56,7 @@ func handOff(ctx context.Context, t *testing.T, stores *quorumtest.Redis, held *
 // heldBy checks what a hand-off of key to heir, whose lease is l, leaves
 // whatever the timing: l's token above prev's, a quorum of the servers of
 // stores holding the lock for heir with l's token, and every other server
-// free. It reports whether every server holds it so. One may be free: a
+// free. It reports whether every server holds it so. Some may be free: a
 // holder whose attempt reached a server before its predecessor's release
 // did was refused there and held a quorum without it, which a loaded
 // machine sees (the line member's grant wakes the waiter while the other
