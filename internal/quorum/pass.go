@@ -115,11 +115,17 @@ func (l *lineState) inherit(k turnKey, w *waiting, now time.Time) {
 		}
 		return
 	}
+	l.setHeir(k, w.next, now)
+}
+
+// setHeir makes h the heir of the hold k, dropping the heirs whose
+// patience ran out by now. l.mu is held.
+func (l *lineState) setHeir(k turnKey, h heir, now time.Time) {
 	if l.heirs == nil {
 		l.heirs = make(map[turnKey]heir)
 	}
 	prune(l.heirs, func(h heir) bool { return !now.Before(h.until) })
-	l.heirs[k] = w.next
+	l.heirs[k] = h
 }
 
 // heir takes the heir of owner's hold on key whose token on the line
@@ -158,13 +164,9 @@ func (l *lineState) noticed(key, owner string, t driver.Turn, now time.Time) {
 	if h, ok := l.heirs[k]; ok && now.Before(h.until) && (h.behind == 0 || h.behind == t.Behind) {
 		return
 	}
-	if l.heirs == nil {
-		l.heirs = make(map[turnKey]heir)
-	}
-	prune(l.heirs, func(h heir) bool { return !now.Before(h.until) })
 	h := heirOf(t.Next, now)
 	h.behind = t.Behind
-	l.heirs[k] = h
+	l.setHeir(k, h, now)
 }
 
 // release forgets a wait whose passes were taken: the hold they made is
