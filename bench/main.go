@@ -26,6 +26,7 @@ type settings struct {
 	out         string
 	cpuProfile  string
 	ops         int
+	instrOps    int
 	rounds      int
 	redlockOps  int
 	goroutines  int
@@ -47,6 +48,7 @@ type settings struct {
 // quickDefaults are the flag values -quick uses unless a flag is given.
 var quickDefaults = map[string]string{
 	"ops":         "3000",
+	"instr-ops":   "300",
 	"rounds":      "6",
 	"redlock-ops": "1500",
 	"contention":  "2s",
@@ -63,10 +65,11 @@ func main() {
 	var w contentionSpec
 	var workerAddrs string
 	flag.BoolVar(&s.quick, "quick", false, "a short run (about a minute); prints only, unless -out is given")
-	flag.StringVar(&s.only, "only", "uncontended,redlock,contention,redlock-contention,readmostly,etcd,postgres,scale", "comma-separated sections to run")
+	flag.StringVar(&s.only, "only", "uncontended,instructions,redlock,contention,redlock-contention,readmostly,etcd,postgres,scale", "comma-separated sections to run")
 	flag.StringVar(&s.out, "out", "../BENCHMARKS.md", "Markdown file to write the results into (empty: none)")
 	flag.StringVar(&s.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.IntVar(&s.ops, "ops", 20000, "uncontended lock+unlock cycles per implementation, 1 Redis")
+	flag.IntVar(&s.instrOps, "instr-ops", 1000, "uncontended cycles per implementation counted by callgrind (section instructions; needs valgrind)")
 	flag.IntVar(&s.rounds, "rounds", 20, "rounds the uncontended cycles are split into, interleaving implementations")
 	flag.IntVar(&s.redlockOps, "redlock-ops", 10000, "uncontended cycles per implementation, RedLock over 5 Redis")
 	flag.IntVar(&s.goroutines, "goroutines", 16, "contending goroutines, each with its own clients (1 Redis and RedLock)")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -44,6 +45,16 @@ func measure(ctx context.Context, s settings, sections map[string]bool, r *repor
 		progress("1. uncontended lock+unlock on 1 Redis, %d cycles each", s.ops)
 		impls := append(slices.Clone(redisImpls), watchdogImpl)
 		if r.uncontended, err = runUncontended(ctx, impls, addrs[:1], s.ops, s.rounds, "single", true); err != nil {
+			return err
+		}
+	}
+	if sections["instructions"] {
+		progress("1. server instructions per uncontended cycle (callgrind), %d cycles each", s.instrOps)
+		r.instructions, err = runInstructions(ctx, instructionImpls(), s.instrOps)
+		if errors.Is(err, errNoCallgrind) {
+			r.instructionsSkipped = err.Error()
+			progress("skipped: %v", err)
+		} else if err != nil {
 			return err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"time"
 
@@ -24,6 +25,12 @@ type redisServer struct {
 
 // startRedis starts redis-server and waits until it answers PING.
 func startRedis(ctx context.Context) (*redisServer, error) {
+	return startRedisUnder(ctx, nil)
+}
+
+// startRedisUnder starts redis-server as startRedis does, run by the
+// command wrapper (with its arguments; none: directly).
+func startRedisUnder(ctx context.Context, wrapper []string) (*redisServer, error) {
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		return nil, fmt.Errorf("redis-server not found (apt-get install -y redis-server): %w", err)
@@ -34,7 +41,7 @@ func startRedis(ctx context.Context) (*redisServer, error) {
 		if err != nil {
 			return nil, err
 		}
-		s, err := launchRedis(ctx, bin, port)
+		s, err := launchRedis(ctx, append(slices.Clone(wrapper), bin), port)
 		if err == nil {
 			return s, nil
 		}
@@ -43,19 +50,21 @@ func startRedis(ctx context.Context) (*redisServer, error) {
 	return nil, lastErr
 }
 
-func launchRedis(ctx context.Context, bin string, port int) (*redisServer, error) {
+// launchRedis runs argv (redis-server, after its wrapper if any) on port.
+func launchRedis(ctx context.Context, argv []string, port int) (*redisServer, error) {
 	dir, err := os.MkdirTemp("", "distlock-bench-redis-")
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin,
+	args := append(argv[1:len(argv):len(argv)],
 		"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
 		"--dir", dir, "--daemonize", "no", "--save", "", "--appendonly", "no",
 		"--logfile", "", "--loglevel", "warning")
+	cmd := exec.Command(argv[0], args...)
 	cmd.SysProcAttr = childAttr()
 	if err := cmd.Start(); err != nil {
 		_ = os.RemoveAll(dir)
-		return nil, fmt.Errorf("starting %s: %w", bin, err)
+		return nil, fmt.Errorf("starting %s: %w", argv[0], err)
 	}
 	s := &redisServer{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), dir: dir, cmd: cmd, done: make(chan struct{})}
 	go func() {
@@ -66,9 +75,14 @@ func launchRedis(ctx context.Context, bin string, port int) (*redisServer, error
 	defer c.Close()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		pctx, cancel := context.WithTimeout(ctx, time.Second)
-		err := c.Ping(pctx).Err()
-		cancel()
+		// Dialled first: go-redis logs every connection refused while the
+		// server starts (slowly under valgrind, see instructions.go).
+		err := dialOnce(ctx, s.addr)
+		if err == nil {
+			pctx, cancel := context.WithTimeout(ctx, time.Second)
+			err = c.Ping(pctx).Err()
+			cancel()
+		}
 		if err == nil {
 			return s, nil
 		}
@@ -101,4 +115,16 @@ func freePort() (int, error) {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// dialOnce reports whether addr accepts a TCP connection.
+func dialOnce(ctx context.Context, addr string) error {
+	var d net.Dialer
+	dctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	conn, err := d.DialContext(dctx, "tcp", addr)
+	if err != nil {
+		return err
+	}
+	return conn.Close()
 }

@@ -26,13 +26,17 @@ type report struct {
 	quorumMsg   latencies // a release to the RedLock's servers, heard from a majority (quorumMessageRTT)
 	etcdRTT     latencies
 	uncontended []uncontendedResult
-	redlock     []uncontendedResult
-	contention  []contentionResult
-	etcd        []uncontendedResult
-	pgRTT       latencies
-	pg          []uncontendedResult
-	scale       *scaleResult
-	readMostly  []readMostlyResult
+	// instructions is section 1's server work counted by callgrind;
+	// instructionsSkipped says why it is missing when it was asked for.
+	instructions        []instrResult
+	instructionsSkipped string
+	redlock             []uncontendedResult
+	contention          []contentionResult
+	etcd                []uncontendedResult
+	pgRTT               latencies
+	pg                  []uncontendedResult
+	scale               *scaleResult
+	readMostly          []readMostlyResult
 	// redlockContention is section 8: contention on a RedLock of 5.
 	redlockContention []contentionResult
 }
@@ -61,6 +65,9 @@ func (r *report) tables() []*table {
 	ts = append(ts, r.summaryTable())
 	if r.uncontended != nil {
 		ts = append(ts, latencyTable("1. Uncontended lock+unlock, 1 Redis", r.uncontended))
+	}
+	if r.instructions != nil {
+		ts = append(ts, instructionsTable(r.instructions))
 	}
 	if r.redlock != nil {
 		ts = append(ts, latencyTable("2. Uncontended lock+unlock, RedLock over 5 Redis", r.redlock))
@@ -265,6 +272,7 @@ func (r *report) summaryTable() *table {
 				fmt.Sprintf("≤ %.1f×", targetScriptTime), yesNo(q <= targetScriptTime))
 		}
 	}
+	r.instructionsSummary(t)
 	if rs := r.redlock; rs != nil {
 		q := float64(rs[0].lat.p50) / float64(rs[1].lat.p50)
 		t.add("2. RedLock over 5 Redis, p50", dur(rs[0].lat.p50), dur(rs[1].lat.p50)+" "+rs[1].name, fmt.Sprintf("%.2f×", q),

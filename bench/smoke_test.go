@@ -20,12 +20,12 @@ func TestSmoke(t *testing.T) {
 		t.Skip("redis-server not installed (apt-get install -y redis-server)")
 	}
 	s := settings{
-		ops: 200, rounds: 2, redlockOps: 50,
+		ops: 200, rounds: 2, redlockOps: 50, instrOps: 50,
 		goroutines: 4, hold: time.Millisecond, contention: 300 * time.Millisecond, procs: []int{1},
 		scaleLocks: 2000, scaleHold: 1500 * time.Millisecond, scaleLease: 900 * time.Millisecond, scaleWorker: 8,
 	}
 	r := &report{}
-	sections := map[string]bool{"uncontended": true, "redlock": true, "contention": true, "redlock-contention": true, "scale": true}
+	sections := map[string]bool{"uncontended": true, "instructions": true, "redlock": true, "contention": true, "redlock-contention": true, "scale": true}
 	if err := measure(context.Background(), s, sections, r); err != nil {
 		t.Fatal(err)
 	}
@@ -42,6 +42,18 @@ func TestSmoke(t *testing.T) {
 		// Every implementation unlocks by a script.
 		if x.work.scripts < int64(x.cycles) || x.work.scriptTime <= 0 || x.unlWork.scripts < int64(x.splitCount) {
 			t.Errorf("%s: implausible server work %+v", x.name, x)
+		}
+	}
+	// Without valgrind the section says why it was skipped.
+	if r.instructionsSkipped == "" {
+		if len(r.instructions) != len(instructionImpls()) || r.instructions[0].name != "distlock" {
+			t.Fatalf("instructions results %+v", r.instructions)
+		}
+		for _, x := range r.instructions {
+			// A cycle runs at least one command, of thousands of instructions.
+			if x.perCycle < 1000 {
+				t.Errorf("%s: %.0f instructions per cycle", x.name, x.perCycle)
+			}
 		}
 	}
 	if len(r.contention) != len(redisImpls) {
