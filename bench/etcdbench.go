@@ -15,8 +15,9 @@ import (
 // endpoint.
 var etcdImpls = []implementation{
 	{"distlock etcd", openDistlockEtcd},
-	{"concurrency.Mutex", func(a []string, k string) (handle, error) { return openEtcdMutex(a, k, false) }},
-	{"concurrency.Mutex, session per lock", func(a []string, k string) (handle, error) { return openEtcdMutex(a, k, true) }},
+	{"concurrency.Mutex", func(a []string, k string) (handle, error) { return openEtcdMutex(a, k, sharedSession) }},
+	{"concurrency.Mutex, session per lock", func(a []string, k string) (handle, error) { return openEtcdMutex(a, k, sessionPerLock) }},
+	{"concurrency.Mutex, calls that can be ended", func(a []string, k string) (handle, error) { return openEtcdMutex(a, k, endableCalls) }},
 }
 
 // distlockEtcdHandle is a locker.Mutex from a Store over etcdlocker, with
@@ -65,25 +66,39 @@ func (h *distlockEtcdHandle) close() {
 	_ = h.cli.Close()
 }
 
-// etcdMutexHandle is etcd's own concurrency.Mutex, in its usual form (one
-// session, and so one lease kept alive, for every lock of the client) or
-// with a session per lock, which like distlock gives each hold a lease of
-// its own.
+// etcdMutexForm is how the benchmark uses concurrency.Mutex.
+type etcdMutexForm int
+
+const (
+	// sharedSession is its usual form: one session, and so one lease kept
+	// alive, for every lock of the client.
+	sharedSession etcdMutexForm = iota
+	// sessionPerLock gives each hold a lease of its own, as distlock does.
+	sessionPerLock
+	// endableCalls is sharedSession with each Lock and Unlock on a context
+	// that can end (context.WithCancel of the caller's), as a call must be
+	// for anything to end it: distlock ends every etcd call at its call
+	// timeout or when the backend closes, and the caller's context here has
+	// no deadline.
+	endableCalls
+)
+
+// etcdMutexHandle is etcd's own concurrency.Mutex, in one of its forms.
 type etcdMutexHandle struct {
 	cli        *clientv3.Client
 	key        string
-	perLock    bool
+	form       etcdMutexForm
 	session    *concurrency.Session
 	sharedLock *concurrency.Mutex
 }
 
-func openEtcdMutex(addrs []string, key string, perLock bool) (handle, error) {
+func openEtcdMutex(addrs []string, key string, form etcdMutexForm) (handle, error) {
 	cli, err := newEtcdClient(addrs[0])
 	if err != nil {
 		return nil, err
 	}
-	h := &etcdMutexHandle{cli: cli, key: "/" + key, perLock: perLock}
-	if !perLock {
+	h := &etcdMutexHandle{cli: cli, key: "/" + key, form: form}
+	if form != sessionPerLock {
 		s, err := concurrency.NewSession(cli, concurrency.WithTTL(int(benchLease.Seconds())))
 		if err != nil {
 			_ = cli.Close()
@@ -95,11 +110,17 @@ func openEtcdMutex(addrs []string, key string, perLock bool) (handle, error) {
 }
 
 func (h *etcdMutexHandle) acquire(ctx context.Context) (func(context.Context) error, error) {
-	if !h.perLock {
+	switch h.form {
+	case sharedSession:
 		if err := h.sharedLock.Lock(ctx); err != nil {
 			return nil, err
 		}
 		return h.sharedLock.Unlock, nil
+	case endableCalls:
+		if err := endable(ctx, h.sharedLock.Lock); err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context) error { return endable(ctx, h.sharedLock.Unlock) }, nil
 	}
 	s, err := concurrency.NewSession(h.cli, concurrency.WithTTL(int(benchLease.Seconds())))
 	if err != nil {
@@ -117,6 +138,13 @@ func (h *etcdMutexHandle) acquire(ctx context.Context) (func(context.Context) er
 		}
 		return err
 	}, nil
+}
+
+// endable runs call on a context of ctx that can end, and ends it after.
+func endable(ctx context.Context, call func(context.Context) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	return call(ctx)
 }
 
 func (h *etcdMutexHandle) warm(ctx context.Context) error {

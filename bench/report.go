@@ -327,6 +327,9 @@ func (r *report) summaryTable() *table {
 		q2 := float64(rs[0].lat.p50) / float64(rs[2].lat.p50)
 		t.add("4. etcd lock+unlock, p50, vs a session per lock", dur(rs[0].lat.p50), dur(rs[2].lat.p50)+" "+rs[2].name,
 			fmt.Sprintf("%.2f×", q2), "", "")
+		q3 := float64(rs[0].lat.p50) / float64(rs[3].lat.p50)
+		t.add("4. etcd lock+unlock, p50, vs calls that can be ended", dur(rs[0].lat.p50), dur(rs[3].lat.p50)+" "+rs[3].name,
+			fmt.Sprintf("%.2f×", q3), "", "")
 	}
 	if rs := r.pg; rs != nil {
 		t.add("6. PostgreSQL lock+unlock, p50", dur(rs[0].lat.p50), dur(rs[1].lat.p50)+" "+rs[1].name,

@@ -59,9 +59,9 @@
 //     calls them first, before it sends anything, and adds its store's own
 //     limits after them.
 //   - Guard is a close guard: calls after Close get ErrClosed, Close ends
-//     what calls in flight wait on (the contexts of Start and Bind, and
-//     what its cut function closes) and waits for them before it releases
-//     what they use, once.
+//     what calls in flight wait on (the contexts of Start, and what its
+//     cut function closes) and waits for them before it releases what they
+//     use, once. Start also bounds a call by the driver's call timeout.
 //   - ExpireAll renews a batch of leases through BatchExpirer, or through
 //     Expire calls, a few at a time, when the driver has no batch of its own.
 //     It is the one renewal fallback: a driver whose store cannot renew in

@@ -75,6 +75,8 @@ type Guard struct {
 	once     sync.Once
 	err      error
 
+	calls callSet // the calls of Start in flight
+
 	haltOnce sync.Once
 	halted   context.Context // ended when Close begins
 	halt     context.CancelFunc
@@ -102,48 +104,40 @@ func (g *Guard) Closed() bool {
 	return g.closed
 }
 
-// Bind arranges for cancel, the cancellation of a call's context, to be
-// called when Close begins, so that a call that waits on the store (a
-// connection, a reply) past that moment ends instead of holding Close up.
-// Call unbind when the call ends. A call that cannot block, or whose
-// blocking Close ends another way (by closing the connections, see Close),
-// need not be bound, and saves the cost.
-func (g *Guard) Bind(cancel context.CancelFunc) (unbind func() bool) {
-	return context.AfterFunc(g.haltContext(), cancel)
-}
-
 // Start is Enter for a call that may wait on the store: it returns ctx
-// bounded by timeout, when positive, and ended when Close begins (see
-// Bind). The call must end with the returned Call's End. It costs a
-// context per call. The timeout ends the context by a timer and leaves its
-// Deadline the caller's (see timeoutCtx): a client must end a call when its
-// context is done, not only by the context's deadline.
+// ended too when Close begins, so that a call that waits on the store (a
+// connection, a reply) past that moment ends instead of holding Close up,
+// and, when timeout is positive, once timeout has passed. The call must
+// end with the returned Call's End. It costs a context per call. The
+// timeout leaves the context's Deadline the caller's (see callCtx): a
+// client must end a call when its context is done, not only by the
+// context's deadline. A call that cannot block, or whose blocking Close
+// ends another way (by closing the connections, see Close), need only
+// Enter, and saves the cost.
 func (g *Guard) Start(ctx context.Context, timeout time.Duration) (context.Context, Call, error) {
-	if err := g.Enter(); err != nil {
-		return ctx, Call{}, err
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	if g.closed {
+		return ctx, Call{}, ErrClosed
 	}
-	var cancel context.CancelFunc
-	if timeout > 0 {
-		ctx, cancel = withCallTimeout(ctx, timeout)
-	} else {
-		ctx, cancel = context.WithCancel(ctx)
-	}
-	return ctx, Call{g: g, cancel: cancel, unbind: g.Bind(cancel)}, nil
+	g.inflight.Add(1)
+	// Close sets closed under the write lock, and then ends the calls in
+	// the set: this call is in it by then.
+	c := g.calls.start(ctx, timeout)
+	return c, Call{g: g, c: c}, nil
 }
 
 // Call is a call that Guard.Start let in. It is a value, so that a call
 // allocates nothing for it.
 type Call struct {
-	g      *Guard
-	cancel context.CancelFunc
-	unbind func() bool
+	g *Guard
+	c *callCtx
 }
 
-// End ends the call: its context, its binding to Close, and its place in
-// the calls Close waits for.
+// End ends the call: its context, and its place in the calls Close waits
+// for.
 func (c Call) End() {
-	c.unbind()
-	c.cancel()
+	c.g.calls.end(c.c)
 	c.g.Exit()
 }
 
@@ -156,7 +150,7 @@ func (g *Guard) haltContext() context.Context {
 	return g.halted
 }
 
-// Close turns new calls away, ends the contexts of Bind, runs cut (when not
+// Close turns new calls away, ends the contexts of Start, runs cut (when not
 // nil) to end what else calls in flight wait on (such as connections a
 // client owns), waits for the calls in flight, and then runs release
 // (when not nil), once. Every call returns cut's error joined with
@@ -168,11 +162,13 @@ func (g *Guard) Close(cut, release func() error) error {
 		g.mu.Unlock()
 		g.haltContext()
 		g.halt()
+		g.calls.cancelAll()
 		var cutErr, releaseErr error
 		if cut != nil {
 			cutErr = cut()
 		}
 		g.inflight.Wait()
+		g.calls.stop()
 		if release != nil {
 			releaseErr = release()
 		}
