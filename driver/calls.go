@@ -51,8 +51,7 @@ func (c *callCtx) Err() error {
 // timeout, not once per call.
 type callSet struct {
 	mu    sync.Mutex
-	head  *callCtx // the calls in flight, oldest first
-	tail  *callCtx
+	head  *callCtx    // the calls in flight, newest first
 	timer *time.Timer // made at the first timeout; runs sweep
 	armed time.Time   // when timer fires; zero while it is not armed
 }
@@ -63,20 +62,17 @@ func (s *callSet) start(ctx context.Context, timeout time.Duration) *callCtx {
 	inner, cancel := context.WithCancelCause(ctx)
 	c := &callCtx{Context: inner, cancel: cancel}
 	if timeout > 0 {
-		now := time.Now()
-		c.due = now.Add(timeout)
+		c.due = time.Now().Add(timeout)
 		if d, ok := ctx.Deadline(); ok && !d.After(c.due) {
 			c.due = time.Time{} // the caller's deadline ends the call first
 		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.tail == nil {
-		s.head = c
-	} else {
-		s.tail.next, c.prev = c, s.tail
+	if s.head != nil {
+		s.head.prev, c.next = c, s.head
 	}
-	s.tail = c
+	s.head = c
 	if !c.due.IsZero() && (s.armed.IsZero() || c.due.Before(s.armed)) {
 		s.arm(c.due)
 	}
@@ -102,9 +98,7 @@ func (s *callSet) end(c *callCtx) {
 	} else {
 		c.prev.next = c.next
 	}
-	if c.next == nil {
-		s.tail = c.prev
-	} else {
+	if c.next != nil {
 		c.next.prev = c.prev
 	}
 	c.prev, c.next = nil, nil
