@@ -78,8 +78,7 @@ type Guard struct {
 	calls callSet // the calls of Start in flight
 
 	haltOnce sync.Once
-	halted   context.Context // ended when Close begins
-	halt     context.CancelFunc
+	halted   chan struct{} // closed when Close begins; made at first use
 }
 
 // Enter starts a call. It returns ErrClosed after Close; otherwise the call
@@ -143,10 +142,10 @@ func (c Call) End() {
 
 // Halted returns a channel closed when Close begins, for what a Backend
 // runs in the background.
-func (g *Guard) Halted() <-chan struct{} { return g.haltContext().Done() }
+func (g *Guard) Halted() <-chan struct{} { return g.haltChan() }
 
-func (g *Guard) haltContext() context.Context {
-	g.haltOnce.Do(func() { g.halted, g.halt = context.WithCancel(context.Background()) })
+func (g *Guard) haltChan() chan struct{} {
+	g.haltOnce.Do(func() { g.halted = make(chan struct{}) })
 	return g.halted
 }
 
@@ -160,8 +159,7 @@ func (g *Guard) Close(cut, release func() error) error {
 		g.mu.Lock()
 		g.closed = true
 		g.mu.Unlock()
-		g.haltContext()
-		g.halt()
+		close(g.haltChan())
 		g.calls.cancelAll()
 		var cutErr, releaseErr error
 		if cut != nil {
